@@ -1,0 +1,171 @@
+"""Engine, unit of work and the dialect split (SPEC §7): Postgres row locks, SQLite BEGIN IMMEDIATE."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, create_engine, event, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+
+from shared.config import get_settings
+from shared.schema import fact_keys
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything stored is UTC, so re-attach it."""
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def dumps(value: Any) -> str:
+    """JSON text as stored in ``*_json`` columns (UTF-8, no ASCII escaping, stable keys)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _sqlite_engine(url: str) -> Engine:
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        # Take over transaction control from pysqlite so BEGIN IMMEDIATE is ours to issue.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the single writer
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # The database-level write lock is SQLite's stand-in for fact-key row locks:
+        # taking it at BEGIN means two writers can never interleave read-then-write.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+_scoped_engine: ContextVar[Engine | None] = ContextVar("memwarden_engine", default=None)
+
+
+@lru_cache(maxsize=8)
+def engine_for(url: str) -> Engine:
+    """One engine per URL per process."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def get_engine() -> Engine:
+    """The engine of the current scope (see ``engine_scope``), else the configured one."""
+    return _scoped_engine.get() or engine_for(get_settings().resolved_database_url)
+
+
+@contextmanager
+def engine_scope(engine: Engine) -> Iterator[Engine]:
+    """Run in-process tasks (embedded mode, eval, tests) against ``engine``."""
+    token = _scoped_engine.set(engine)
+    try:
+        yield engine
+    finally:
+        _scoped_engine.reset(token)
+
+
+class UnitOfWork:
+    """One transaction. It rolls back unless ``commit()`` is called."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self._committed = False
+
+    def commit(self) -> None:
+        self.conn.commit()
+        self._committed = True
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
+
+    @property
+    def dialect(self) -> str:
+        return self.conn.dialect.name
+
+
+@contextmanager
+def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
+    """``with unit_of_work() as uow: ...; uow.commit()`` — anything else rolls back."""
+    engine = engine or get_engine()
+    with engine.connect() as conn:
+        conn.begin()
+        uow = UnitOfWork(conn)
+        try:
+            yield uow
+        finally:
+            if not uow.committed and conn.in_transaction():
+                conn.rollback()
+
+
+def insert_ignore(
+    conn: Connection, table: Table, values: Mapping[str, Any] | list[dict[str, Any]],
+    conflict_columns: list[str],
+) -> int:
+    """``INSERT … ON CONFLICT DO NOTHING``; returns how many rows were inserted."""
+    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    stmt = dialect_insert(table).values(values).on_conflict_do_nothing(
+        index_elements=conflict_columns
+    )
+    return conn.execute(stmt).rowcount or 0
+
+
+def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> dict[str, Any]:
+    """Create the fact-key row if absent, then lock it; returns the locked row.
+
+    INSERT … ON CONFLICT DO NOTHING first, so even a fact that does not exist yet has a row
+    to lock and concurrent first writers serialise on it. On Postgres ``FOR UPDATE`` holds
+    the row until commit; on SQLite the transaction already holds the database write lock
+    (BEGIN IMMEDIATE), which serialises all writers.
+    """
+    insert_ignore(
+        conn,
+        fact_keys,
+        {**key, "memory_id": memory_id, "current_version": 0, "updated_at": utcnow()},
+        ["tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key"],
+    )
+    stmt = select(fact_keys).where(*(fact_keys.c[name] == value for name, value in key.items()))
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    row = conn.execute(stmt).mappings().one()
+    return dict(row)
+
+
+def migrate(engine: Engine | None = None) -> None:
+    """Bring the schema to Alembic head (idempotent)."""
+    from alembic import command
+    from alembic.config import Config
+
+    engine = engine or get_engine()
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # Several workers may start at once; one migrates, the others wait and find head.
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7210531)")
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")

@@ -1,0 +1,80 @@
+"""Embedders behind one small interface. The default is deterministic and needs no model:
+hashed features (Latin words and character trigrams, CJK characters and bigrams), signed,
+L2-normalised, float32. Good enough to rank one subject's few hundred memories."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+_LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9_+#.\-]*")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+
+
+def features(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for word in _LATIN_WORD.findall(folded):
+        word = word.strip(".-")
+        if not word:
+            continue
+        out.append("w:" + word)
+        padded = f"#{word}#"
+        out.extend("t:" + padded[i : i + 3] for i in range(len(padded) - 2))
+    for run in _CJK_RUN.findall(folded):
+        out.extend("c:" + ch for ch in run)
+        out.extend("b:" + run[i : i + 2] for i in range(len(run) - 1))
+    return out
+
+
+class HashedNgramEmbedder:
+    """The default embedder: deterministic across processes and machines."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.name = f"hashed-ngram-v1-{dim}"
+
+    def embed_one(self, text: str) -> Vector:
+        vec = np.zeros(self.dim, dtype=np.float32)
+        for feature in features(text):
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            bucket = int.from_bytes(digest[:4], "little") % self.dim
+            vec[bucket] += 1.0 if digest[4] & 1 else -1.0
+        norm = float(np.linalg.norm(vec))
+        return vec / norm if norm else vec
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.embed_one(t) for t in texts])
+
+
+def to_bytes(vec: Vector) -> bytes:
+    return np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def from_bytes(blob: bytes) -> Vector:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def memory_text(normalized_key: str, value_json: str) -> str:
+    """What gets embedded for a memory: its key and its value."""
+    return f"{normalized_key.replace('.', ' ').replace('_', ' ')} {value_json}"
+
+
+def default_embedder(dim: int = 256) -> HashedNgramEmbedder:
+    return HashedNgramEmbedder(dim)

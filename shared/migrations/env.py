@@ -1,0 +1,30 @@
+"""Alembic environment: runs on the connection handed in by ``shared.db.migrate``,
+or on ``MEMWARDEN_DATABASE_URL`` when called from the ``alembic`` command line."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from shared.db import get_engine
+from shared.schema import metadata
+
+config = context.config
+
+
+def run() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        context.configure(connection=connection, target_metadata=metadata,
+                          render_as_batch=connection.dialect.name == "sqlite")
+        with context.begin_transaction():
+            context.run_migrations()
+        return
+    with get_engine().connect() as conn:
+        context.configure(connection=conn, target_metadata=metadata,
+                          render_as_batch=conn.dialect.name == "sqlite")
+        with context.begin_transaction():
+            context.run_migrations()
+        conn.commit()
+
+
+run()

@@ -1,0 +1,290 @@
+"""SQLAlchemy 2 tables. Every invariant is a named constraint that code matches by name.
+
+History is append-only: proposals, receipts and memory versions are never updated except
+their status columns; ``current_memories`` and ``vector_index`` are projections.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+metadata = MetaData(naming_convention=NAMING)
+
+# SQLite only autoincrements INTEGER PRIMARY KEY; Postgres gets a bigint identity.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+Ts = DateTime(timezone=True)
+Id = String(200)
+
+
+def _id() -> Column[int]:
+    return Column("id", BigId, primary_key=True, autoincrement=True)
+
+
+messages = Table(
+    "messages",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("message_id", Id, nullable=False),
+    Column("revision", Integer, nullable=False, server_default=text("1")),
+    Column("subject_id", Id, nullable=False),
+    Column("session_id", Id, nullable=False),
+    Column("role", String(20), nullable=False),
+    Column("source", String(30), nullable=False),
+    Column("author_id", Id, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("text_sha256", String(64), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("received_at", Ts, nullable=False),
+    Column("status", String(20), nullable=False, server_default=text("'active'")),
+    Column("status_changed_at", Ts),
+    UniqueConstraint("tenant_id", "message_id", "revision", name="uq_messages_message_revision"),
+    Index(None, "tenant_id", "subject_id"),
+)
+
+tenant_policies = Table(
+    "tenant_policies",
+    metadata,
+    Column("tenant_id", Id, primary_key=True),
+    Column("profile", String(20), nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)
+
+fact_keys = Table(
+    "fact_keys",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("scope_kind", String(20), nullable=False),
+    Column("scope_key", Id, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("normalized_key", Id, nullable=False),
+    Column("memory_id", String(40), nullable=False),
+    Column("current_version", Integer, nullable=False, server_default=text("0")),
+    Column("updated_at", Ts, nullable=False),
+    UniqueConstraint(
+        "tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
+        name="uq_fact_keys_fact_key",
+    ),
+    UniqueConstraint("memory_id"),
+)
+
+proposals = Table(
+    "proposals",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("payload_hash", String(64), nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("scope_kind", String(20), nullable=False),
+    Column("scope_key", Id, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("normalized_key", Id, nullable=False),
+    Column("stable_candidate_ordinal", Integer, nullable=False),
+    Column("message_id", Id, nullable=False),
+    Column("evidence_start", Integer, nullable=False),
+    Column("evidence_end", Integer, nullable=False),
+    Column("evidence_sha256", String(64), nullable=False),
+    Column("extractor_version", String(100), nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("expires_at", Ts),
+    # NULL when the proposal carried a secret: the value is never copied out of the evidence store
+    Column("value_json", Text),
+    Column("decision", String(20), nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("state", String(20), nullable=False),
+    Column("memory_id", String(40)),
+    Column("memory_version", Integer),
+    # the current version the gate saw; an approval executes only if it is still current
+    Column("expected_version", Integer),
+    Column("submitted_at", Ts, nullable=False),
+    Column("decided_at", Ts, nullable=False),
+    UniqueConstraint("tenant_id", "proposal_id"),
+    Index(None, "tenant_id", "state"),
+    Index(None, "tenant_id", "message_id"),
+    Index(None, "tenant_id", "subject_id"),
+)
+
+receipts = Table(
+    "receipts",
+    metadata,
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("body", Text, nullable=False),  # canonical JSON, returned byte for byte on replay
+    Column("created_at", Ts, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "proposal_id"),
+)
+
+# Submissions refused before they could be keyed by a verified proposal_id (forged id,
+# invalid schema) or that reused an id with another payload. Audit only; never holds values.
+rejected_submissions = Table(
+    "rejected_submissions",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("submission_hash", String(64), nullable=False),
+    Column("claimed_proposal_id", String(64)),
+    Column("payload_hash", String(64)),
+    Column("body", Text, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    UniqueConstraint("tenant_id", "submission_hash"),
+)
+
+memory_versions = Table(
+    "memory_versions",
+    metadata,
+    _id(),
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("scope_kind", String(20), nullable=False),
+    Column("scope_key", Id, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("normalized_key", Id, nullable=False),
+    Column("value_json", Text, nullable=False),
+    Column("status", String(30), nullable=False),
+    Column("status_reason", String(60)),
+    Column("proposal_id", String(64), nullable=False),
+    Column("auto", Boolean, nullable=False),
+    Column("supersedes", Integer),
+    Column("derived_from", Text, nullable=False, server_default=text("'[]'")),
+    Column("valid_from", Ts, nullable=False),
+    Column("valid_to", Ts),
+    Column("recorded_at", Ts, nullable=False),
+    Column("expired_at", Ts),
+    Column("expires_at", Ts),
+    UniqueConstraint("memory_id", "version"),
+    Index(None, "tenant_id", "subject_id"),
+)
+
+memory_evidence = Table(
+    "memory_evidence",
+    metadata,
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("message_id", Id, nullable=False),
+    PrimaryKeyConstraint("memory_id", "version", "message_id"),
+    Index(None, "tenant_id", "message_id"),
+)
+
+current_memories = Table(
+    "current_memories",
+    metadata,
+    Column("memory_id", String(40), ForeignKey("fact_keys.memory_id"), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("scope_kind", String(20), nullable=False),
+    Column("scope_key", Id, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("normalized_key", Id, nullable=False),
+    Column("value_json", Text, nullable=False),
+    Column("expires_at", Ts),
+    Column("updated_at", Ts, nullable=False),
+    Index(None, "tenant_id", "subject_id"),
+)
+
+vector_index = Table(
+    "vector_index",
+    metadata,
+    Column("memory_id", String(40), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("embedder", String(60), nullable=False),
+    Column("embedding", LargeBinary, nullable=False),  # float32, L2-normalised
+    Column("indexed_at", Ts, nullable=False),
+    Index(None, "tenant_id", "subject_id"),
+)
+
+outbox = Table(
+    "outbox",
+    metadata,
+    _id(),
+    Column("topic", String(40), nullable=False),
+    Column("event_key", String(300), nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("sent_at", Ts),
+    # the relay only ever scans unsent rows; this partial index keeps that scan small
+    Index(
+        "ix_outbox_unsent",
+        "id",
+        postgresql_where=text("sent_at IS NULL"),
+        sqlite_where=text("sent_at IS NULL"),
+    ),
+)
+
+processed_events = Table(
+    "processed_events",
+    metadata,
+    Column("consumer", String(60), nullable=False),
+    Column("event_key", String(300), nullable=False),
+    Column("processed_at", Ts, nullable=False),
+    PrimaryKeyConstraint("consumer", "event_key"),
+)
+
+suppressions = Table(
+    "suppressions",
+    metadata,
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("content_hash", String(64), nullable=False),  # normalised content hash; never text
+    Column("created_at", Ts, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "subject_id", "content_hash"),
+)
+
+principals = Table(
+    "principals",
+    metadata,
+    Column("principal_id", Id, primary_key=True),
+    Column("tenant_id", Id, nullable=False),
+    Column("key_hash", String(64), nullable=False),  # sha256 of the API key; the key is shown once
+    Column("scopes", Text, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("disabled_at", Ts),
+    UniqueConstraint("key_hash"),
+)
+
+approvals = Table(
+    "approvals",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("payload_hash", String(64), nullable=False),
+    Column("principal_id", Id, nullable=False),
+    Column("verdict", String(20), nullable=False),
+    Column("outcome", String(40), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Index(None, "tenant_id", "proposal_id"),
+)

@@ -1,0 +1,104 @@
+"""The one sentence cutter (SPEC §5.3), shared by the extractor and the gate. Pure.
+
+Cuts at ``. ! ? 。 ！ ？ ；`` and line breaks; commas never cut. A period does not cut inside a
+number or version (``3.14``, ``v1.2``), after a known abbreviation (``e.g.``, ``Dr.``), or
+when the next character is not whitespace / end of text (``example.com``). Closing quotes
+and brackets after the terminator stay with the sentence. Spans are trimmed of surrounding
+whitespace; offsets are code points into the original text, ``end`` exclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TERMINATORS = frozenset(".!?。！？；;")
+FULLWIDTH_TERMINATORS = frozenset("。！？；")
+CLOSERS = frozenset("\"'”’)]}）】」』》")
+LINE_BREAKS = frozenset("\n\r\u2028\u2029")
+ABBREVIATIONS = frozenset(
+    {
+        "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st",
+        "no", "approx", "inc", "ltd", "co", "corp", "u.s", "a.m", "p.m", "fig", "cf",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int
+    end: int
+    text: str
+
+
+def _word_before(text: str, dot: int) -> str:
+    i = dot
+    while i > 0 and (text[i - 1].isalpha() or text[i - 1] == "."):
+        i -= 1
+    return text[i:dot].lower()
+
+
+def _period_cuts(text: str, i: int) -> bool:
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if nxt and not nxt.isspace() and nxt not in CLOSERS:
+        return False  # 3.14, v1.2, example.com, a.m.
+    if _word_before(text, i) in ABBREVIATIONS:
+        return False
+    return True
+
+
+def _cuts_at(text: str, i: int) -> bool:
+    ch = text[i]
+    if ch in LINE_BREAKS or ch in FULLWIDTH_TERMINATORS or ch in "!?":
+        return True
+    if ch == ";":
+        return True
+    if ch == ".":
+        return _period_cuts(text, i)
+    return False
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Cut ``text`` into trimmed sentences with code-point offsets."""
+    sentences: list[Sentence] = []
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        if _cuts_at(text, i):
+            end = i + 1
+            if text[i] not in LINE_BREAKS:
+                # runs like "?!" or "。」" stay with the sentence they close
+                while end < n and (text[end] in TERMINATORS or text[end] in CLOSERS):
+                    if text[end] == "." and not _period_cuts(text, end):
+                        break
+                    end += 1
+            else:
+                end = i  # the break itself belongs to no sentence
+            _append_trimmed(sentences, text, start, end)
+            start = max(end, i + 1)
+            i = start
+            continue
+        i += 1
+    _append_trimmed(sentences, text, start, n)
+    return sentences
+
+
+def _append_trimmed(out: list[Sentence], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append(Sentence(start, end, text[start:end]))
+
+
+def is_complete_utterance(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` is exactly one whole sentence of ``text``."""
+    return any(s.start == start and s.end == end for s in split_sentences(text))
+
+
+def sentence_containing(text: str, offset: int) -> Sentence | None:
+    for sentence in split_sentences(text):
+        if sentence.start <= offset < sentence.end:
+            return sentence
+    return None
