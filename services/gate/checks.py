@@ -1,0 +1,198 @@
+"""Everything the gate recomputes about one proposal before it takes the fact-key lock. Pure.
+
+Nothing the proposal claims about itself is trusted: the id is recomputed, the evidence is
+re-read from the stored message, and the sentence is classified here, never from flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from shared.canonical import proposal_id as compute_proposal_id
+from shared.canonical import claim_text, proposal_identity, sha256_hex
+from shared.classifier import Feature, classify
+from shared.grounding import ungrounded_reason
+from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
+from shared.registry import Registry, Sensitivity
+from shared.secrets import secret_kinds
+from shared.segmenter import is_complete_utterance
+from shared.sensitive import SensitiveCategory, sensitive_categories
+
+# A session-scoped task fact may outlive its turn by at most this much and still count as
+# "expiry within the session" (SPEC §5 matrix, not-durable row).
+SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
+FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    tenant_id: str
+    message_id: str
+    subject_id: str
+    author_id: str
+    role: str
+    source: str
+    text: str
+    status: str
+    created_at: datetime
+
+
+@dataclass
+class Assessment:
+    """The recomputed facts, sorted into the rows of the decision matrix they can trigger."""
+
+    reject: list[str] = field(default_factory=list)
+    tainted: bool = False
+    not_durable: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    checks_passed: list[str] = field(default_factory=list)
+    secret: bool = False
+    span: str | None = None
+
+    def passed(self, check: str) -> None:
+        self.checks_passed.append(check)
+
+
+def recompute_proposal_id(p: MemoryProposal) -> str:
+    return compute_proposal_id(
+        proposal_identity(
+            tenant_id=p.tenant_id, subject_id=p.subject_id,
+            scope={"kind": p.scope.kind.value, "key": p.scope.key}, kind=p.kind.value,
+            normalized_key=p.normalized_key, message_id=p.evidence.message_id,
+            start=p.evidence.start, end=p.evidence.end,
+            stable_candidate_ordinal=p.stable_candidate_ordinal,
+            extractor_version=p.extractor_version,
+        )
+    )
+
+
+def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment) -> str | None:
+    """The evidence sentence, or None after recording why it cannot be used."""
+    if msg is None or msg.tenant_id != p.tenant_id:
+        a.reject.append("evidence_missing")
+        return None
+    a.passed("evidence_found")
+    if msg.status == MessageStatus.REVOKED:
+        a.reject.append("evidence_revoked")
+        return None
+    if msg.subject_id != p.subject_id or msg.author_id != p.subject_id:
+        a.reject.append("cross_subject")
+        return None
+    a.passed("author_is_subject")
+    ev = p.evidence
+    if not (0 <= ev.start < ev.end <= len(msg.text)):
+        a.reject.append("evidence_mismatch")
+        return None
+    span = msg.text[ev.start : ev.end]
+    if sha256_hex(span) != ev.sha256:
+        a.reject.append("evidence_mismatch")
+        return None
+    a.passed("evidence_hash")
+    if not is_complete_utterance(msg.text, ev.start, ev.end):
+        a.reject.append("evidence_not_complete")
+        return None
+    a.passed("complete_utterance")
+    return span
+
+
+def _check_value(p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry,
+                 a: Assessment) -> None:
+    spec = registry.get(p.kind.value, p.normalized_key)
+    if spec is None:
+        a.reject.append("unknown_key")
+        return
+    if p.scope.kind.value not in spec.scopes:
+        a.reject.append("scope_not_allowed")
+        return
+    a.passed("registry")
+    invalid = spec.validate(p.value)
+    if invalid:
+        a.reject.append(invalid)
+        return
+    a.passed("value_schema")
+    ungrounded = ungrounded_reason(p.value, span, spec, msg.created_at)
+    if ungrounded:
+        a.reject.append(ungrounded)
+        return
+    a.passed("grounding")
+    if spec.sensitivity == Sensitivity.FORBIDDEN:
+        a.reject.append("sensitive_forbidden")
+    elif spec.sensitivity == Sensitivity.SENSITIVE:
+        a.review.append("sensitive_key")
+
+
+def _check_content(p: MemoryProposal, span: str, a: Assessment) -> None:
+    text = span + "\n" + claim_text(p.value)
+    if secret_kinds(text):
+        a.secret = True
+        a.reject.append("secret")
+        return
+    a.passed("secrets")
+    categories = sensitive_categories(text)
+    if any(c in FORBIDDEN_CONTENT for c in categories):
+        a.reject.append("sensitive_forbidden")
+    elif categories:
+        a.review.extend(f"sensitive_{c.value}" for c in categories)
+    else:
+        a.passed("sensitivity")
+
+
+def _check_durability(p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry,
+                      a: Assessment) -> None:
+    features = classify(span)
+    a.features = features.reasons()
+    if features.not_durable:
+        if _session_task_fact(p, msg):
+            a.passed("session_task_fact")
+        else:
+            a.not_durable.append("not_durable")
+            a.not_durable.extend(features.reasons())
+            return
+    spec = registry.get(p.kind.value, p.normalized_key)
+    if spec is not None and spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
+        a.reject.append("note_requires_explicit_instruction")
+        return
+    if features.has(Feature.NEGATED):
+        a.review.append("negated")
+    if not features.explicit:
+        a.review.append("inferred")
+    if not a.review:
+        a.passed("durability")
+
+
+def _session_task_fact(p: MemoryProposal, msg: StoredMessage) -> bool:
+    return (
+        p.kind == MemoryKind.TASK_FACT
+        and p.scope.kind == ScopeKind.SESSION
+        and p.expires_at is not None
+        and p.expires_at <= msg.created_at + SESSION_TASK_FACT_MAX_TTL
+    )
+
+
+def assess(p: MemoryProposal, msg: StoredMessage | None, registry: Registry, *,
+           review_all: bool, suppressed: bool) -> Assessment:
+    """Run checks 2–8 of SPEC §5 on a proposal whose id was already verified."""
+    a = Assessment()
+    a.passed("proposal_id")
+    span = _check_evidence(p, msg, a)
+    if span is None or msg is None:
+        return a
+    a.span = span
+    _check_content(p, span, a)
+    if a.secret:
+        return a  # nothing else is evaluated on a secret, so nothing else can echo it
+    _check_value(p, span, msg, registry, a)
+    if suppressed:
+        a.reject.append("suppressed")
+    else:
+        a.passed("suppression")
+    if msg.role != Role.USER or msg.source != Source.USER_MESSAGE:
+        a.tainted = True
+    else:
+        a.passed("taint")
+    _check_durability(p, span, msg, registry, a)
+    if review_all:
+        a.review.append("policy_review_all")
+    return a

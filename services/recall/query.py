@@ -1,0 +1,100 @@
+"""Recall, the read path: current committed versions of one tenant + subject, checked against
+authoritative evidence state at read time, ranked by vector similarity plus keyword match.
+
+The evidence check is what makes a revocation effective the moment it commits: a version
+with no active supporting message is never returned, whether or not any worker has run
+("protected empty").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, and_, exists, or_, select
+
+from shared.config import get_settings
+from shared.db import as_utc, get_engine, unit_of_work, utcnow
+from shared.embedding import default_embedder, features, from_bytes, memory_text
+from shared.models import MessageStatus
+from shared.schema import current_memories, memory_evidence, messages, vector_index
+
+KEYWORD_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class Recalled:
+    memory_id: str
+    version: int
+    kind: str
+    normalized_key: str
+    scope: dict[str, str]
+    value: Any
+    score: float
+    expires_at: datetime | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"memory_id": self.memory_id, "version": self.version, "kind": self.kind,
+                "normalized_key": self.normalized_key, "scope": self.scope,
+                "value": self.value, "score": round(self.score, 4),
+                "expires_at": self.expires_at.isoformat() if self.expires_at else None}
+
+
+def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int = 10,
+           scope_kind: str | None = None, scope_key: str | None = None,
+           engine: Engine | None = None, now: datetime | None = None) -> list[Recalled]:
+    now = now or utcnow()
+    supported = exists().where(
+        memory_evidence.c.memory_id == current_memories.c.memory_id,
+        memory_evidence.c.version == current_memories.c.version,
+        messages.c.tenant_id == memory_evidence.c.tenant_id,
+        messages.c.message_id == memory_evidence.c.message_id,
+        messages.c.status == MessageStatus.ACTIVE,
+    )
+    stmt = (
+        select(current_memories, vector_index.c.embedding, vector_index.c.version.label("iv"))
+        .outerjoin(vector_index, and_(vector_index.c.memory_id == current_memories.c.memory_id,
+                                      vector_index.c.version == current_memories.c.version))
+        .where(current_memories.c.tenant_id == tenant_id,
+               current_memories.c.subject_id == subject_id,
+               or_(current_memories.c.expires_at.is_(None), current_memories.c.expires_at > now),
+               supported)
+    )
+    if scope_kind:
+        stmt = stmt.where(current_memories.c.scope_kind == scope_kind)
+    if scope_key:
+        stmt = stmt.where(current_memories.c.scope_key == scope_key)
+    with unit_of_work(engine or get_engine()) as uow:
+        rows = uow.conn.execute(stmt).all()
+    return _rank(rows, query, k)
+
+
+def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:
+    if not rows:
+        return []
+    if query:
+        embedder = default_embedder(get_settings().embedding_dim)
+        q = embedder.embed_one(query)
+        q_features = set(features(query))
+        matrix = np.stack([
+            from_bytes(r.embedding) if r.embedding is not None and len(r.embedding) == q.nbytes
+            else embedder.embed_one(memory_text(r.normalized_key, r.value_json))
+            for r in rows])
+        cosine = matrix @ q
+        scores = []
+        for row, cos in zip(rows, cosine, strict=True):
+            overlap = len(q_features & set(features(row.value_json))) / max(len(q_features), 1)
+            scores.append(float(cos) + KEYWORD_WEIGHT * overlap)
+    else:
+        scores = [0.0] * len(rows)
+    ranked = sorted(zip(rows, scores, strict=True),
+                    key=lambda rs: (-rs[1], -as_utc(rs[0].updated_at).timestamp(), rs[0].memory_id))
+    return [
+        Recalled(memory_id=r.memory_id, version=r.version, kind=r.kind,
+                 normalized_key=r.normalized_key, scope={"kind": r.scope_kind, "key": r.scope_key},
+                 value=json.loads(r.value_json), score=s, expires_at=as_utc(r.expires_at))
+        for r, s in ranked[:k]
+    ]
