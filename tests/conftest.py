@@ -1,0 +1,140 @@
+"""Fixtures: real SQLite files, a real PostgreSQL server (migrated once into a template
+database), and Redis. Nothing here fakes a store or a broker."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.engine import make_url
+
+from shared.canonical import proposal_id, proposal_identity, sha256_hex
+from shared.db import engine_for, migrate
+
+PG_URL = os.environ.get(
+    "MEMWARDEN_TEST_PG_URL",
+    "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test")
+REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+TEMPLATE_DB = "memwarden_test_template"
+
+
+@contextmanager
+def admin() -> Iterator[Connection]:
+    """An autocommit connection to the maintenance database, for CREATE/DROP DATABASE."""
+    engine = create_engine(make_url(PG_URL).set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            yield conn
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> str:
+    """A migrated template database; fresh databases are cloned from it."""
+    try:
+        with admin() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{TEMPLATE_DB}"'))
+    except Exception as exc:  # pragma: no cover - the message is the point
+        pytest.fail(f"PostgreSQL at {make_url(PG_URL).host} is not reachable ({exc}); "
+                    "run scripts/test.sh, which starts it")
+    url = make_url(PG_URL).set(database=TEMPLATE_DB).render_as_string(hide_password=False)
+    template = create_engine(url)
+    migrate(template)
+    template.dispose()
+    return url
+
+
+@pytest.fixture
+def fresh_pg_url(pg_template: str) -> Iterator[str]:
+    """A database of its own, cloned from the template (for cross-process tests)."""
+    name = "mw_" + uuid.uuid4().hex[:12]
+    with admin() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    yield url
+    with admin() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_engine(pg_template: str) -> Iterator[Engine]:
+    """One shared migrated database; tests isolate themselves by tenant id."""
+    name = make_url(PG_URL).database
+    with admin() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
+    engine = create_engine(make_url(PG_URL).render_as_string(hide_password=False),
+                           pool_size=20, max_overflow=20)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = engine_for(f"sqlite:///{tmp_path / 'memwarden.db'}")
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest) -> Engine:
+    """The same store test on both backends."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_engine")  # type: ignore[no-any-return]
+    return request.getfixturevalue("pg_engine")  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def tenant() -> str:
+    return "t-" + uuid.uuid4().hex[:10]
+
+
+def turn_dict(tenant: str, text: str, *, message_id: str | None = None, subject: str = "u1",
+              session: str = "s1", role: str = "user", source: str = "user_message",
+              created_at: str = "2026-05-01T09:00:00Z", **extra: Any) -> dict[str, Any]:
+    return {"tenant_id": tenant, "subject_id": subject, "session_id": session,
+            "message_id": message_id or "m-" + uuid.uuid4().hex[:8], "role": role,
+            "source": source, "text": text, "created_at": created_at, **extra}
+
+
+@pytest.fixture
+def make_proposal() -> Callable[..., dict[str, Any]]:
+    """A correct proposal for ``sentence`` inside ``text``, with overrides applied last."""
+
+    def make(tenant: str, message_id: str, text: str, sentence: str | None = None,
+             **overrides: Any) -> dict[str, Any]:
+        sentence = sentence or text
+        start = text.index(sentence)
+        body: dict[str, Any] = {
+            "tenant_id": tenant, "subject_id": "u1", "scope": {"kind": "user", "key": "u1"},
+            "kind": "preference", "normalized_key": "preference.package_manager",
+            "stable_candidate_ordinal": 0, "value": "pnpm",
+            "evidence": {"message_id": message_id, "start": start,
+                         "end": start + len(sentence), "sha256": sha256_hex(sentence)},
+            "extractor_version": "test-1", "confidence": 0.9, "expires_at": None,
+        }
+        body.update(overrides)
+        ev = body["evidence"]
+        body.setdefault("proposal_id", proposal_id(proposal_identity(
+            tenant_id=body["tenant_id"], subject_id=body["subject_id"], scope=body["scope"],
+            kind=body["kind"], normalized_key=body["normalized_key"],
+            message_id=ev["message_id"], start=ev["start"], end=ev["end"],
+            stable_candidate_ordinal=body["stable_candidate_ordinal"],
+            extractor_version=body["extractor_version"])))
+        return body
+
+    return make
+
+
+def at(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(UTC)
