@@ -108,6 +108,11 @@ def claim_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def claim_key(value: Any, multi_valued: bool) -> str:
+    """'' for single-valued keys; otherwise the first 32 hex of the claim's content hash."""
+    return normalized_content_hash(claim_text(value))[:32] if multi_valued else ""
+
+
 def memory_id_for(fact_key: dict[str, str]) -> str:
     """A memory is the lineage of one fact key, so its id is derived from that key."""
     return "mem_" + sha256_hex(jcs(fact_key))[:32]

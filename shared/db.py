@@ -146,7 +146,8 @@ def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> d
         conn,
         fact_keys,
         {**key, "memory_id": memory_id, "current_version": 0, "updated_at": utcnow()},
-        ["tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key"],
+        ["tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
+         "claim_key"],
     )
     stmt = select(fact_keys).where(*(fact_keys.c[name] == value for name, value in key.items()))
     if conn.dialect.name == "postgresql":

@@ -44,6 +44,7 @@ class KeySpec:
     retrieval_purposes: tuple[str, ...]
     prohibited_actions: tuple[str, ...]
     explicit_only: bool = False
+    multi_valued: bool = False  # each distinct claim is its own fact (free-text notes)
     _alias_index: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def canonical(self, raw: str) -> str | None:
@@ -101,6 +102,7 @@ def _spec(raw: dict[str, Any]) -> KeySpec:
         retrieval_purposes=tuple(raw["retrieval_purposes"]),
         prohibited_actions=tuple(raw["prohibited_actions"]),
         explicit_only=bool(raw.get("explicit_only", False)),
+        multi_valued=bool(raw.get("multi_valued", False)),
         _alias_index=index,
     )
 

@@ -84,12 +84,15 @@ fact_keys = Table(
     Column("scope_key", Id, nullable=False),
     Column("kind", String(20), nullable=False),
     Column("normalized_key", Id, nullable=False),
+    # '' for single-valued keys; for multi-valued keys (free-text notes) a hash of the
+    # normalised claim, so each distinct note is its own fact and a repeat is a NOOP
+    Column("claim_key", String(32), nullable=False, server_default=text("''")),
     Column("memory_id", String(40), nullable=False),
     Column("current_version", Integer, nullable=False, server_default=text("0")),
     Column("updated_at", Ts, nullable=False),
     UniqueConstraint(
         "tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
-        name="uq_fact_keys_fact_key",
+        "claim_key", name="uq_fact_keys_fact_key",
     ),
     UniqueConstraint("memory_id"),
 )
@@ -168,6 +171,7 @@ memory_versions = Table(
     Column("scope_key", Id, nullable=False),
     Column("kind", String(20), nullable=False),
     Column("normalized_key", Id, nullable=False),
+    Column("claim_key", String(32), nullable=False, server_default=text("''")),
     Column("value_json", Text, nullable=False),
     Column("status", String(30), nullable=False),
     Column("status_reason", String(60)),
@@ -206,6 +210,7 @@ current_memories = Table(
     Column("scope_key", Id, nullable=False),
     Column("kind", String(20), nullable=False),
     Column("normalized_key", Id, nullable=False),
+    Column("claim_key", String(32), nullable=False, server_default=text("''")),
     Column("value_json", Text, nullable=False),
     Column("expires_at", Ts),
     Column("updated_at", Ts, nullable=False),

@@ -78,7 +78,8 @@ def commit_version(
             .values(state=ProposalState.SUPERSEDED)
         )
     key_columns = {name: fact_row[name] for name in
-                   ("tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key")}
+                   ("tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
+                    "claim_key")}
     conn.execute(memory_versions.insert().values(
         memory_id=memory_id, version=new_version, **key_columns, value_json=dumps(value),
         status=MemoryStatus.COMMITTED, proposal_id=proposal_id, auto=auto,

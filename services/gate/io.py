@@ -14,7 +14,7 @@ from services.gate import commit as writes
 from services.gate import store
 from services.gate.checks import assess, recompute_proposal_id
 from services.gate.decide import Verdict, decide
-from shared.canonical import claim_text, jcs, memory_id_for, payload_hash, sha256_hex
+from shared.canonical import claim_key, claim_text, jcs, memory_id_for, payload_hash, sha256_hex
 from shared.config import get_settings
 from shared.db import dumps, get_engine, insert_ignore, lock_fact_key, unit_of_work, utcnow
 from shared.models import Decision, MemoryProposal, ProposalState, Receipt
@@ -42,10 +42,12 @@ class GateContext:
     now: datetime = field(default_factory=utcnow)
 
 
-def fact_key_of(p: MemoryProposal) -> dict[str, str]:
+def fact_key_of(p: MemoryProposal, registry: Registry) -> dict[str, str]:
+    spec = registry.get(p.kind.value, p.normalized_key)
     return {"tenant_id": p.tenant_id, "subject_id": p.subject_id,
             "scope_kind": p.scope.kind.value, "scope_key": p.scope.key,
-            "kind": p.kind.value, "normalized_key": p.normalized_key}
+            "kind": p.kind.value, "normalized_key": p.normalized_key,
+            "claim_key": claim_key(p.value, bool(spec and spec.multi_valued))}
 
 
 def submission_hash(raw: Any) -> str:
@@ -108,7 +110,7 @@ def _decide_verified(conn: Connection, p: MemoryProposal, ph: str, ctx: GateCont
                                      [claim_text(p.value), span or ""])
     a = assess(p, msg, ctx.registry, review_all=_profile(conn, p.tenant_id, ctx) == "review_all",
                suppressed=suppressed)
-    key = fact_key_of(p)
+    key = fact_key_of(p, ctx.registry)
     memory_id = memory_id_for(key)
     needs_lock = not (a.reject or a.tainted or a.not_durable)
     current = None

@@ -16,9 +16,10 @@ from sqlalchemy import Connection, Engine, select, update
 
 from services.gate import commit as writes
 from services.gate import store
-from shared.canonical import memory_id_for, payload_hash
+from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
 from shared.models import MessageStatus, ProposalState
+from shared.registry import default_registry
 from shared.schema import approvals, proposals
 
 
@@ -84,9 +85,12 @@ def approve(tenant_id: str, proposal_id: str, approved_payload_hash: str, princi
                        "approve", f"refused:{refusal}", now)
                 uow.commit()
             raise ReviewRefused(refusal)
+        spec = default_registry().get(row.kind, row.normalized_key)
         key = {"tenant_id": row.tenant_id, "subject_id": row.subject_id,
                "scope_kind": row.scope_kind, "scope_key": row.scope_key, "kind": row.kind,
-               "normalized_key": row.normalized_key}
+               "normalized_key": row.normalized_key,
+               "claim_key": claim_key(json.loads(row.value_json),
+                                      bool(spec and spec.multi_valued))}
         fact_row = lock_fact_key(conn, key, memory_id_for(key))
         if int(fact_row["current_version"]) != int(row.expected_version or 0):
             conn.execute(update(proposals).where(proposals.c.id == row.id)

@@ -38,12 +38,13 @@ def upgrade() -> None:
     sa.Column('scope_key', sa.String(length=200), nullable=False),
     sa.Column('kind', sa.String(length=20), nullable=False),
     sa.Column('normalized_key', sa.String(length=200), nullable=False),
+    sa.Column('claim_key', sa.String(length=32), server_default=sa.text("('')"), nullable=False),
     sa.Column('memory_id', sa.String(length=40), nullable=False),
     sa.Column('current_version', sa.Integer(), server_default=sa.text('0'), nullable=False),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_fact_keys')),
     sa.UniqueConstraint('memory_id', name=op.f('uq_fact_keys_memory_id')),
-    sa.UniqueConstraint('tenant_id', 'subject_id', 'scope_kind', 'scope_key', 'kind', 'normalized_key', name='uq_fact_keys_fact_key')
+    sa.UniqueConstraint('tenant_id', 'subject_id', 'scope_kind', 'scope_key', 'kind', 'normalized_key', 'claim_key', name='uq_fact_keys_fact_key')
     )
     op.create_table('memory_evidence',
     sa.Column('memory_id', sa.String(length=40), nullable=False),
@@ -65,6 +66,7 @@ def upgrade() -> None:
     sa.Column('scope_key', sa.String(length=200), nullable=False),
     sa.Column('kind', sa.String(length=20), nullable=False),
     sa.Column('normalized_key', sa.String(length=200), nullable=False),
+    sa.Column('claim_key', sa.String(length=32), server_default=sa.text("('')"), nullable=False),
     sa.Column('value_json', sa.Text(), nullable=False),
     sa.Column('status', sa.String(length=30), nullable=False),
     sa.Column('status_reason', sa.String(length=60), nullable=True),
@@ -222,6 +224,7 @@ def upgrade() -> None:
     sa.Column('scope_key', sa.String(length=200), nullable=False),
     sa.Column('kind', sa.String(length=20), nullable=False),
     sa.Column('normalized_key', sa.String(length=200), nullable=False),
+    sa.Column('claim_key', sa.String(length=32), server_default=sa.text("('')"), nullable=False),
     sa.Column('value_json', sa.Text(), nullable=False),
     sa.Column('expires_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
