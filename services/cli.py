@@ -88,10 +88,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    from services.gate.io import decide_batch
+def _principal(args: argparse.Namespace, engine: Any) -> Any:
+    from shared.auth import Unauthenticated, authenticate
 
-    receipts = decide_batch(_read_jsonl(args.file), engine=_engine())
+    with engine.connect() as conn:
+        try:
+            return authenticate(conn, args.api_key or get_settings().api_key)
+        except Unauthenticated as exc:
+            raise CliError(f"{exc} (pass --api-key or set MEMWARDEN_API_KEY)") from None
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from services.gate.io import GateContext, decide_batch
+    from shared.auth import Forbidden, Scope, authorize
+
+    engine = _engine()
+    principal = _principal(args, engine)
+    rows = _read_jsonl(args.file)
+    for row in rows:
+        try:
+            authorize(principal, Scope.PROPOSE, str(row.get("tenant_id")))
+        except Forbidden as exc:
+            raise CliError(f"submit refused: {exc}") from None
+    receipts = decide_batch(rows, engine=engine,
+                            ctx=GateContext(proposed_by=principal.principal_id))
     if get_settings().embedded:
         from services.pipeline import drain
 
@@ -149,24 +169,61 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 def cmd_pending(args: argparse.Namespace) -> int:
     from services.gate.review import pending
+    from shared.auth import Forbidden
 
-    _print_json(pending(args.tenant, engine=_engine()))
+    engine = _engine()
+    try:
+        _print_json(pending(_principal(args, engine), args.tenant, engine=engine))
+    except Forbidden as exc:
+        raise CliError(str(exc)) from None
     return 0
 
 
 def cmd_review(args: argparse.Namespace) -> int:
     from services.gate.review import ReviewRefused, approve, reject
+    from shared.auth import Forbidden
 
+    engine = _engine()
+    principal = _principal(args, engine)
     try:
         if args.command == "approve":
-            outcome = approve(args.tenant, args.proposal, args.payload_hash, args.principal,
-                              engine=_engine())
+            outcome = approve(principal, args.tenant, args.proposal, args.payload_hash,
+                              engine=engine)
         else:
-            outcome = reject(args.tenant, args.proposal, args.principal, engine=_engine())
-    except ReviewRefused as exc:
-        raise CliError(f"{args.command} refused: {exc.code}") from None
+            outcome = reject(principal, args.tenant, args.proposal, engine=engine)
+    except (ReviewRefused, Forbidden) as exc:
+        raise CliError(f"{args.command} refused: {exc}") from None
     _drain_if_embedded()
     _print_json(outcome.__dict__)
+    return 0
+
+
+def cmd_principal(args: argparse.Namespace) -> int:
+    from shared.auth import Scope, create_principal
+
+    try:
+        scopes = [Scope(s) for s in args.scope]
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    engine = _engine()
+    with engine.begin() as conn:
+        key = create_principal(conn, args.name, args.tenant, scopes)
+    _print_json({"principal_id": args.name, "tenant_id": args.tenant,
+                 "scopes": [s.value for s in scopes], "api_key": key,
+                 "note": "the key is shown once; only its sha256 is stored"})
+    return 0
+
+
+def cmd_policy(args: argparse.Namespace) -> int:
+    from shared.db import insert_ignore, utcnow
+    from shared.schema import tenant_policies
+
+    engine = _engine()
+    with engine.begin() as conn:
+        conn.execute(tenant_policies.delete().where(tenant_policies.c.tenant_id == args.tenant))
+        insert_ignore(conn, tenant_policies, {"tenant_id": args.tenant, "profile": args.profile,
+                                              "updated_at": utcnow()}, ["tenant_id"])
+    _print_json({"tenant_id": args.tenant, "profile": args.profile})
     return 0
 
 
@@ -268,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-drain", action="store_true", help="embedded: leave events queued")
     p = add("submit", cmd_submit, "send external MemoryProposals (JSONL) to the gate")
     p.add_argument("file", type=Path)
+    p.add_argument("--api-key", help="a memory:propose key (default MEMWARDEN_API_KEY)")
     subject(p := add("memories", cmd_memories, "a subject's memory versions as JSON"))
     subject(p := add("proposals", cmd_proposals, "a subject's proposals and decisions as JSON"))
     p = add("recall", cmd_recall, "what recall returns for a subject")
@@ -282,13 +340,22 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--message", required=True)
     p = add("pending", cmd_pending, "pending confirmations of a tenant")
     p.add_argument("--tenant", required=True)
+    p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
     for name in ("approve", "reject"):
         p = add(name, cmd_review, f"{name} a pending candidate")
         p.add_argument("--tenant", required=True)
         p.add_argument("--proposal", required=True)
-        p.add_argument("--principal", required=True)
+        p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
         if name == "approve":
             p.add_argument("--payload-hash", required=True)
+    p = add("principal", cmd_principal, "create a principal and print its API key once")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--scope", action="append", required=True,
+                   help="memory:propose | memory:review | memory:read | memory:admin")
+    p = add("policy", cmd_policy, "set a tenant's policy profile")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--profile", required=True, choices=("auto", "review_all"))
     p = add("eval", cmd_eval, "run labelled cases (SPEC §13) and print metrics")
     p.add_argument("cases", type=Path)
     p.add_argument("--snapshots", type=Path)

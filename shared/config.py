@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     visibility_timeout: int = Field(default=3600, description="Redis visibility timeout, seconds")
     embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")
     log_level: str = Field(default="INFO")
+    api_key: str = Field(default="", description="CLI credential for review and submit commands")
 
     @property
     def resolved_database_url(self) -> str:

@@ -126,6 +126,8 @@ proposals = Table(
     Column("memory_version", Integer),
     # the current version the gate saw; an approval executes only if it is still current
     Column("expected_version", Integer),
+    # who proposed it: a principal id, or "extractor:<version>" for the built-in stage
+    Column("proposed_by", Id),
     Column("submitted_at", Ts, nullable=False),
     Column("decided_at", Ts, nullable=False),
     UniqueConstraint("tenant_id", "proposal_id"),

@@ -13,6 +13,7 @@ from sqlalchemy import Engine, select
 from services.gate.io import decide_batch
 from services.gate.review import ReviewRefused, approve
 from services.ingest.io import ingest_turns
+from shared.auth import Principal, Scope
 from shared.models import Turn
 from shared.schema import current_memories, fact_keys, memory_versions
 from tests.conftest import turn_dict
@@ -89,8 +90,9 @@ def test_race__concurrent_approvals_replace_an_existing_version_exactly_once(
     assert {r.decision.value for r in pending} == {"CONFIRM_REPLACE"}
     # Every approval was bound to version 1. Without the compare-and-set each would append
     # its own version 2 on top of version 1 and the projection would flip between them.
+    reviewer = Principal("reviewer", tenant, frozenset({Scope.REVIEW}))
     results = _run_at_barrier([
-        lambda r=r: approve(tenant, r.proposal_id, r.payload_hash, "reviewer", engine=pg_engine)
+        lambda r=r: approve(reviewer, tenant, r.proposal_id, r.payload_hash, engine=pg_engine)
         for r in pending])
     committed = [r for r in results if not isinstance(r, Exception)]
     refused = [r for r in results if isinstance(r, ReviewRefused)]

@@ -26,12 +26,15 @@ from services.gate.review import ReviewRefused, approve, reject
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
 from services.revalidation.io import forget_message, revoke_message
+from shared.auth import Principal, Scope
 from shared.canonical import proposal_id as compute_id
 from shared.canonical import proposal_identity, sha256_hex
 from shared.models import Receipt, Turn
 from shared.schema import messages, metadata, processed_events
 
-EVAL_PRINCIPAL = "eval-runner"
+def reviewer(tenant_id: str) -> Principal:
+    """The case owner's reviewer: the eval plays the owner confirming or rejecting."""
+    return Principal("eval-reviewer", tenant_id, frozenset({Scope.REVIEW}))
 
 
 class LogCapture(logging.Handler):
@@ -151,13 +154,13 @@ def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
             raise CaseError(f"{op}: nothing pending from message {step['message_id']!r}")
         target = pending[-1]
         if op == "reject":
-            reject(tenant, target.proposal_id, EVAL_PRINCIPAL, engine=run.engine)
+            reject(reviewer(tenant), tenant, target.proposal_id, engine=run.engine)
             return
         payload = target.payload_hash
         if step.get("tamper_payload_hash"):
             payload = sha256_hex("tampered:" + payload)
         try:
-            approve(tenant, target.proposal_id, payload, EVAL_PRINCIPAL, engine=run.engine)
+            approve(reviewer(tenant), tenant, target.proposal_id, payload, engine=run.engine)
         except ReviewRefused:
             if not step.get("tamper_payload_hash"):
                 raise

@@ -40,6 +40,8 @@ class GateContext:
     policy_version: str = field(default_factory=lambda: get_settings().policy_version)
     default_profile: str = field(default_factory=lambda: get_settings().policy_profile)
     now: datetime = field(default_factory=utcnow)
+    # the authenticated submitter; None means the built-in extractor stage
+    proposed_by: str | None = None
 
 
 def fact_key_of(p: MemoryProposal, registry: Registry) -> dict[str, str]:
@@ -146,7 +148,8 @@ def _decide_verified(conn: Connection, p: MemoryProposal, ph: str, ctx: GateCont
                       "memory_version_created": verdict.decision == Decision.COMMIT,
                       "outbox_events": events},
     )
-    _record_proposal(conn, p, ph, verdict, receipt, locked, redact=a.secret, now=ctx.now)
+    _record_proposal(conn, p, ph, verdict, receipt, locked, redact=a.secret, now=ctx.now,
+                     proposed_by=ctx.proposed_by or f"extractor:{p.extractor_version}")
     log.info("decided proposal=%s decision=%s reasons=%s", p.proposal_id[:12],
              verdict.decision.value, ",".join(verdict.reasons))
     return receipt
@@ -160,7 +163,7 @@ def _profile(conn: Connection, tenant_id: str, ctx: GateContext) -> str:
 
 def _record_proposal(conn: Connection, p: MemoryProposal, ph: str, verdict: Verdict,
                      receipt: Receipt, locked_version: int, *, redact: bool,
-                     now: datetime) -> None:
+                     now: datetime, proposed_by: str) -> None:
     conn.execute(proposals.insert().values(
         tenant_id=p.tenant_id, proposal_id=p.proposal_id, payload_hash=ph,
         subject_id=p.subject_id, scope_kind=p.scope.kind.value, scope_key=p.scope.key,
@@ -173,7 +176,7 @@ def _record_proposal(conn: Connection, p: MemoryProposal, ph: str, verdict: Verd
         decision=verdict.decision.value, reasons=dumps(list(verdict.reasons)),
         state=STATE_FOR[verdict.decision].value, memory_id=receipt.memory_id,
         memory_version=receipt.memory_version, expected_version=locked_version,
-        submitted_at=now, decided_at=now,
+        proposed_by=proposed_by, submitted_at=now, decided_at=now,
     ))
     writes.store_receipt(conn, receipt, now)
 

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from services.gate import commit as writes
 from services.gate import store
+from shared.auth import Principal, Scope, authorize
 from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
 from shared.models import MessageStatus, ProposalState
@@ -39,8 +40,10 @@ class ReviewOutcome:
     memory_version: int | None = None
 
 
-def pending(tenant_id: str, *, engine: Engine | None = None, limit: int = 100) -> list[dict[str, Any]]:
+def pending(principal: Principal, tenant_id: str, *, engine: Engine | None = None,
+            limit: int = 100) -> list[dict[str, Any]]:
     """Pending confirmations of one tenant, most confident first."""
+    authorize(principal, Scope.REVIEW, tenant_id)
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(
             select(proposals).where(proposals.c.tenant_id == tenant_id,
@@ -71,14 +74,17 @@ def _audit(conn: Connection, tenant_id: str, proposal_id: str, ph: str, principa
         principal_id=principal_id, verdict=verdict, outcome=outcome, created_at=now))
 
 
-def approve(tenant_id: str, proposal_id: str, approved_payload_hash: str, principal_id: str,
+def approve(principal: Principal, tenant_id: str, proposal_id: str, approved_payload_hash: str,
             *, engine: Engine | None = None) -> ReviewOutcome:
+    """Execute the frozen formation of a pending candidate, bound to its payload hash."""
+    authorize(principal, Scope.REVIEW, tenant_id)
+    principal_id = principal.principal_id
     now = utcnow()
     engine = engine or get_engine()
     with unit_of_work(engine) as uow:
         conn = uow.conn
         row = _frozen(conn, tenant_id, proposal_id)
-        refusal = _approval_refusal(conn, row, approved_payload_hash)
+        refusal = _approval_refusal(conn, row, approved_payload_hash, principal_id)
         if refusal:
             if row is not None:
                 _audit(conn, tenant_id, proposal_id, approved_payload_hash, principal_id,
@@ -114,9 +120,12 @@ def approve(tenant_id: str, proposal_id: str, approved_payload_hash: str, princi
     return ReviewOutcome(proposal_id, ProposalState.COMMITTED.value, memory_id, version)
 
 
-def _approval_refusal(conn: Connection, row: Any, approved_hash: str) -> str | None:
+def _approval_refusal(conn: Connection, row: Any, approved_hash: str,
+                      principal_id: str) -> str | None:
     if row is None:
         return "unknown_proposal"
+    if row.proposed_by == principal_id:
+        return "self_approval"
     if row.state != ProposalState.PENDING:
         return "not_pending"
     if row.payload_hash != approved_hash:
@@ -135,8 +144,10 @@ def _approval_refusal(conn: Connection, row: Any, approved_hash: str) -> str | N
     return None
 
 
-def reject(tenant_id: str, proposal_id: str, principal_id: str, *,
+def reject(principal: Principal, tenant_id: str, proposal_id: str, *,
            engine: Engine | None = None) -> ReviewOutcome:
+    authorize(principal, Scope.REVIEW, tenant_id)
+    principal_id = principal.principal_id
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
         row = _frozen(uow.conn, tenant_id, proposal_id)

@@ -161,6 +161,7 @@ def upgrade() -> None:
     sa.Column('memory_id', sa.String(length=40), nullable=True),
     sa.Column('memory_version', sa.Integer(), nullable=True),
     sa.Column('expected_version', sa.Integer(), nullable=True),
+    sa.Column('proposed_by', sa.String(length=200), nullable=True),
     sa.Column('submitted_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('decided_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_proposals')),

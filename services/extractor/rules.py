@@ -1,0 +1,161 @@
+"""The default rules extractor (SPEC §11): one turn -> MemoryProposals. Pure.
+
+It proposes only what the gate could accept: the owner's own user turns, one whole
+sentence as evidence, values grounded in that sentence (checked with the gate's own
+:func:`~shared.grounding.ungrounded_reason`), relative dates normalised from the message
+time, no secrets, nothing one-time, hypothetical, questioned, reported, uncertain, planned,
+sarcastic, transient or negated. An inferred but plausible preference ("I've been using bun
+a lot lately") is still proposed, at confidence 0.5, so the gate asks the owner.
+
+Identity is deterministic: ``stable_candidate_ordinal = sentence_index * 16 +
+KEY_ORDER.index(key)`` (see :mod:`services.extractor.routes`), so the same turn always
+yields the same proposal ids, whatever order the rules run in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from services.extractor.routes import (
+    KEY_ORDER,
+    ORDINAL_STRIDE,
+    is_habit_of_speaker,
+    make_sentence,
+    route,
+)
+from shared.canonical import sha256_hex
+from shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify
+from shared.grounding import ungrounded_reason
+from shared.models import (
+    Evidence,
+    MemoryKind,
+    ProposalBody,
+    Role,
+    Scope,
+    ScopeKind,
+    Source,
+    Turn,
+)
+from shared.registry import KeySpec, Registry
+from shared.reltime import normalise_relative_times
+from shared.secrets import contains_secret
+from shared.segmenter import Sentence, split_sentences
+
+EXTRACTOR_VERSION = "rules-1.0"
+
+CONFIDENCE_EXPLICIT = 0.9  # "remember that …", "请记住"
+CONFIDENCE_FIRST_PERSON = 0.8  # "I prefer …", "我一直用 …"
+CONFIDENCE_INFERRED = 0.5  # only orders the owner's review queue (SPEC §5)
+SESSION_FACT_TTL = dt.timedelta(days=1)
+
+_TRAILING = "。．.!！?？;；…~～\"'”’)）]】」』》,，:： \t"
+# Keys a sentence may only fill when it explicitly asks to be remembered (registry
+# explicit_only), and the one-time key that never comes from a durable sentence.
+_SESSION_KEY = "task_fact.note"
+# A remember-cue may also close the sentence: "我有高血压，请记住。", "I work remotely, remember."
+_TRAILING_CUE = re.compile(
+    r"[,，;；:：\s—-]+(?:please\s+)?(?:remember|note|keep in mind)(?:\s+(?:that|this|it))?"
+    r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记着)(?:了|哦|啊|吧)?$",
+    re.I,
+)
+_NOTE_KEY = "preference.note"
+
+
+def claim_text(sentence: str, anchor: dt.datetime) -> str:
+    """The claim clause of ``sentence``: remember-cue and end punctuation stripped, dates absolute.
+
+    ``"Remember that I started leading the platform team yesterday."`` (2026-03-10) ->
+    ``"I started leading the platform team on 2026-03-09"``.
+    """
+    claim = sentence[claim_offset(sentence) :].strip().rstrip(_TRAILING).strip()
+    claim = _TRAILING_CUE.sub("", claim).rstrip(_TRAILING).strip()
+    return normalise_relative_times(claim, anchor).strip()
+
+
+def _confidence(features: SentenceFeatures) -> float:
+    if features.has(Feature.EXPLICIT_INSTRUCTION):
+        return CONFIDENCE_EXPLICIT
+    if features.has(Feature.FIRST_PERSON_DURABLE):
+        return CONFIDENCE_FIRST_PERSON
+    return CONFIDENCE_INFERRED
+
+
+def _candidates(sentence: str, claim: str, features: SentenceFeatures, registry: Registry,
+                session_task_facts: bool) -> dict[str, str]:
+    """key -> value this sentence may propose; empty when it states nothing durable."""
+    if features.has(Feature.NEGATED) or features.has(Feature.QUESTION):
+        return {}
+    if features.not_durable:
+        only_one_time = features.features & NOT_DURABLE == {Feature.ONE_TIME}
+        return {_SESSION_KEY: claim} if session_task_facts and only_one_time and claim else {}
+    s = make_sentence(sentence, claim)
+    if not features.explicit and not is_habit_of_speaker(s.folded):
+        return {}  # an inferred claim must at least be a habit of the speaker
+    routed = route(s, registry)
+    if not routed and features.has(Feature.EXPLICIT_INSTRUCTION) and claim:
+        routed[_NOTE_KEY] = claim  # "remember that …" that fits nothing narrower
+    return routed
+
+
+def _proposal(turn: Turn, sent: Sentence, index: int, key: str, value: str, spec: KeySpec,
+              features: SentenceFeatures, extractor_version: str) -> ProposalBody:
+    session = key == _SESSION_KEY
+    scope = (Scope(kind=ScopeKind.SESSION, key=turn.session_id) if session
+             else Scope(kind=ScopeKind.USER, key=turn.subject_id))
+    return ProposalBody(
+        tenant_id=turn.tenant_id,
+        subject_id=turn.subject_id,
+        scope=scope,
+        kind=MemoryKind(spec.kind),
+        normalized_key=key,
+        stable_candidate_ordinal=index * ORDINAL_STRIDE + KEY_ORDER.index(key),
+        value=value,
+        evidence=Evidence(message_id=turn.message_id, start=sent.start, end=sent.end,
+                          sha256=sha256_hex(turn.text[sent.start : sent.end])),
+        extractor_version=extractor_version,
+        confidence=_confidence(features),
+        expires_at=turn.created_at + SESSION_FACT_TTL if session else None,
+    )
+
+
+def is_owner_turn(turn: Turn) -> bool:
+    """Only the subject's own user messages are evidence for user facts (SPEC §5.2, §5.7)."""
+    return (turn.role == Role.USER and turn.source == Source.USER_MESSAGE
+            and turn.author == turn.subject_id)
+
+
+def extract(turn: Turn, registry: Registry, *, extractor_version: str = EXTRACTOR_VERSION,
+            session_task_facts: bool = False) -> list[ProposalBody]:
+    """Propose memories from one turn; deterministic, at most one proposal per (sentence, key).
+
+    ``session_task_facts`` (off by default, as seed 004 says one-time requests are not to be
+    recorded) proposes a sentence that is *only* one-time ("Use npm this time") as a
+    ``task_fact.note`` in session scope expiring one day after the message.
+    """
+    if not is_owner_turn(turn):
+        return []
+    proposals: list[ProposalBody] = []
+    previous_secret_end: int | None = None
+    for index, sent in enumerate(split_sentences(turn.text)):
+        if contains_secret(sent.text) or previous_secret_end == sent.start:
+            # the second test: a sentence glued to a secret-bearing one ("密码是 ab!cd。")
+            # may hold the secret's tail, cut off by the segmenter
+            previous_secret_end = sent.end
+            continue
+        previous_secret_end = None
+        features = classify(sent.text)
+        claim = claim_text(sent.text, turn.created_at)
+        candidates = _candidates(sent.text, claim, features, registry, session_task_facts)
+        for key in sorted(candidates, key=KEY_ORDER.index):
+            spec = registry.get(key.split(".", 1)[0], key)
+            value = candidates[key]
+            if spec is None or spec.validate(value) is not None:
+                continue
+            if spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
+                continue
+            if ungrounded_reason(value, sent.text, spec, turn.created_at) is not None:
+                continue  # never send what the gate would refuse as ungrounded
+            proposals.append(_proposal(turn, sent, index, key, value, spec, features,
+                                       extractor_version))
+    return proposals
