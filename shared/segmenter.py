@@ -1,8 +1,10 @@
 """The one sentence cutter (SPEC §5.3), shared by the extractor and the gate. Pure.
 
-Cuts at ``. ! ? 。 ！ ？ ；`` and line breaks; commas never cut. A period does not cut inside a
-number or version (``3.14``, ``v1.2``), after a known abbreviation (``e.g.``, ``Dr.``), or
-when the next character is not whitespace / end of text (``example.com``). Closing quotes
+Cuts at ``. ! ? 。 ！ ？ ；`` (and ASCII ``;``) and line breaks; commas never cut. A period
+does not cut inside a number or version (``3.14``, ``v1.2``), after a known abbreviation
+(``e.g.``, ``Dr.``), or when the next character is not whitespace / end of text
+(``example.com``); ``!``, ``?`` and ``;`` do not cut inside an ASCII token (``Qw9!zR4``), so
+a password or URL is never split into two "sentences". Closing quotes
 and brackets after the terminator stay with the sentence. Spans are trimmed of surrounding
 whitespace; offsets are code points into the original text, ``end`` exclusive.
 """
@@ -46,12 +48,22 @@ def _period_cuts(text: str, i: int) -> bool:
     return True
 
 
+def _inside_token(text: str, i: int) -> bool:
+    """``!``/``?``/``;`` between two ASCII non-space characters belong to a token
+    (``Qw9!zR4``, ``a?b=1``), not to the sentence structure."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+    before, after = text[i - 1], text[i + 1]
+    return all(c.isascii() and not c.isspace() and c not in TERMINATORS and c not in CLOSERS
+               for c in (before, after))
+
+
 def _cuts_at(text: str, i: int) -> bool:
     ch = text[i]
-    if ch in LINE_BREAKS or ch in FULLWIDTH_TERMINATORS or ch in "!?":
+    if ch in LINE_BREAKS or ch in FULLWIDTH_TERMINATORS:
         return True
-    if ch == ";":
-        return True
+    if ch in "!?;":
+        return not _inside_token(text, i)
     if ch == ".":
         return _period_cuts(text, i)
     return False

@@ -15,7 +15,7 @@ from shared.classifier import Feature, classify
 from shared.grounding import ungrounded_reason
 from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
 from shared.registry import Registry, Sensitivity
-from shared.secrets import secret_kinds
+from shared.secrets import find_secrets, secret_kinds
 from shared.segmenter import is_complete_utterance
 from shared.sensitive import SensitiveCategory, sensitive_categories
 
@@ -123,9 +123,16 @@ def _check_value(p: MemoryProposal, span: str, msg: StoredMessage, registry: Reg
         a.review.append("sensitive_key")
 
 
-def _check_content(p: MemoryProposal, span: str, a: Assessment) -> None:
+def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
+    """A secret found in the whole message that overlaps the span: catches a span that
+    holds only part of a secret, which the span alone would not show as one."""
+    return any(f.start < p.evidence.end and p.evidence.start < f.end
+               for f in find_secrets(msg.text))
+
+
+def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
     text = span + "\n" + claim_text(p.value)
-    if secret_kinds(text):
+    if secret_kinds(text) or _secret_touches_span(msg, p):
         a.secret = True
         a.reject.append("secret")
         return
@@ -143,20 +150,23 @@ def _check_durability(p: MemoryProposal, span: str, msg: StoredMessage, registry
                       a: Assessment) -> None:
     features = classify(span)
     a.features = features.reasons()
+    session_fact = _session_task_fact(p, msg)
     if features.not_durable:
-        if _session_task_fact(p, msg):
-            a.passed("session_task_fact")
-        else:
+        if not session_fact:
             a.not_durable.append("not_durable")
             a.not_durable.extend(features.reasons())
             return
+        a.passed("session_task_fact")
     spec = registry.get(p.kind.value, p.normalized_key)
     if spec is not None and spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
         a.reject.append("note_requires_explicit_instruction")
         return
-    if features.has(Feature.NEGATED):
+    # A negated sentence is safe only when the value keeps the negation ("I don't eat meat"
+    # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
+    if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
         a.review.append("negated")
-    if not features.explicit:
+    # A user's instruction for their own session is explicit for that session.
+    if not features.explicit and not session_fact:
         a.review.append("inferred")
     if not a.review:
         a.passed("durability")
@@ -180,7 +190,7 @@ def assess(p: MemoryProposal, msg: StoredMessage | None, registry: Registry, *,
     if span is None or msg is None:
         return a
     a.span = span
-    _check_content(p, span, a)
+    _check_content(p, span, msg, a)
     if a.secret:
         return a  # nothing else is evaluated on a secret, so nothing else can echo it
     _check_value(p, span, msg, registry, a)

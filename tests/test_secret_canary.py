@@ -1,0 +1,63 @@
+"""A secret sent through the whole pipeline lands only in the evidence store: in no other
+table (every row of every table read as text) and in no log line."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, select
+
+from services.gate.io import decide_batch
+from services.ingest.io import ingest_turns
+from services.pipeline import drain
+from services.revalidation.io import forget_message
+from shared.models import Turn
+from shared.schema import messages, metadata
+from tests.conftest import turn_dict
+
+CANARIES = [
+    ("Remember my GitHub token: {s}", "ghp_Zq8Lm2Vx9Kp4Rt6Wy1Bn3Cd5Fg7Hj0Ks2Ln4"),
+    ("记住我的数据库密码是 {s}。", "Qw9!zR4#mT2x"),
+    ("Please remember my card: {s}.", "5555 5555 5555 4444"),
+    ("I prefer pnpm. My npm token is {s}.", "npm_Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Ef3Gh5"),
+]
+
+
+def _rows_as_text(engine: Engine) -> dict[str, str]:
+    out = {}
+    with engine.connect() as conn:
+        for table in metadata.sorted_tables:
+            if table is not messages:
+                out[table.name] = "\n".join(repr(tuple(r)) for r in conn.execute(select(table)))
+    return out
+
+
+def test_secret_canary__appears_nowhere_but_the_evidence_store(
+        sqlite_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]],
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    for i, (template, secret) in enumerate(CANARIES):
+        text = template.format(s=secret)
+        turn = Turn.model_validate(turn_dict(tenant, text, message_id=f"c{i}"))
+        ingest_turns([turn], engine=sqlite_engine)
+        drain(sqlite_engine)
+        sentence = text if i != 3 else text[text.index("My npm"):]
+        value = sentence.rstrip("。.")
+        decide_batch([make_proposal(tenant, f"c{i}", text, sentence, normalized_key="preference.note",
+                                    value=value, scope={"kind": "workspace", "key": f"w{i}"})],
+                     engine=sqlite_engine)
+        forget_message(tenant, f"c{i}", engine=sqlite_engine)
+        drain(sqlite_engine)
+    tables = _rows_as_text(sqlite_engine)
+    logs = "\n".join(r.getMessage() for r in caplog.records) + caplog.text
+    for _, secret in CANARIES:
+        for form in {secret, secret.replace(" ", "")}:
+            leaked = [name for name, text in tables.items() if form in text]
+            assert leaked == [], (form, leaked)
+            assert form not in logs
+    with sqlite_engine.connect() as conn:  # the evidence store still holds the source
+        assert conn.execute(select(messages.c.text).where(
+            messages.c.message_id == "c0")).scalar_one().endswith(CANARIES[0][1])
