@@ -33,22 +33,25 @@ ORDINAL_STRIDE = 16
 EN_PREFERENCE_VERB = (
     r"(?:prefer|prefers|like|love|use|uses|using|used|stick with|stuck with|rely on"
     r"|switch(?:ed)? (?:over )?to|mov(?:e|ed) to|go with|went with|default to"
-    r"|standardi[sz]ed on|favou?r|choose|chose|pick|want|with|via|is|are|=|:"
-    r"|(?:code|coding|program|programming|write code|work) in)"
+    r"|standardi[sz]ed on|favou?r|choose|chose|pick|from \S+ to|fan of|rather"
+    r"|(?:code|coding|program|programming|write code|work) (?:in|with))"
 )
-ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|是|为)"
+# "is"/"是" are not here: "my problem is that npm…" names no preference; "my editor is X"
+# and "X is my editor" are recognised through the key noun (EDITOR_KEYED, ROLE_AFTER).
+ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到)"
 # ...unless the value is the rejected alternative ("pnpm over **npm**", "从 **npm** 换成").
 EN_REJECTED_BEFORE = r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from)"
 ZH_REJECTED_BEFORE = r"(?:而不是|不是|不用|不要|比|从|而非|代替|取代|替换掉?)"
 
 EN_THEME_NOUN = r"(?:mode|theme|themes|ui|colou?r scheme|appearance|skin)"
 ZH_THEME_NOUN = r"(?:主题|模式|配色|外观|皮肤|界面)"
-EN_REPLY_CONTEXT = (
-    r"\b(?:reply|replies|respond|responses?|answer|answers|write to me|talk to me"
-    r"|speak to me|communicate|communication|language|messages?|explain|explanations?)\b"
+_EN_REPLY_WORDS = (
+    r"reply|replies|respond|responses?|answer|answers|write to me|talk to me|speak to me"
+    r"|communicate|communication|language|(?<!commit )messages?|explain|explanations?"
 )
+EN_REPLY_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS})\b"
 ZH_REPLY_CONTEXT = r"回复|回答|回我|交流|沟通|跟我说|和我说|对我说|语言|用.{0,4}(?:说|写|讲)"
-EN_STYLE_CONTEXT = EN_REPLY_CONTEXT[:-3] + r"|tone|style|format|formatting)\b"
+EN_STYLE_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS}|tone|style|format|formatting)\b"
 EN_STYLE_WORD = (
     r"\b(?:concise(?:ly)?|brief(?:ly)?|short(?:er)?|succinct(?:ly)?|terse(?:ly)?|detailed"
     r"|in detail|thorough(?:ly)?|verbose|direct(?:ly)?|formal(?:ly)?|informal(?:ly)?"
@@ -66,8 +69,9 @@ ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|IDE"
 EDITOR_KEYED = r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器(?:是|用)"
 # The value right before its role: "Vim is my editor", "a vim user", "pnpm 是我的包管理器".
 ROLE_AFTER = (
-    r"\S*\s*(?:is|are|是)\s*(?:still |now )?(?:my|我的)\s*(?:[\w-]+\s+){0,2}?"
-    r"(?:editor|ide|package manager|theme|编辑器|包管理器|主题)"
+    r"\S*\s*(?:is|are|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
+    r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
+    r"|首选|最爱|默认|常用)"
     r"|\S*\s+(?:user|fan|person|guy|girl)\b|\S*\s*(?:用户|党)"
 )
 # An editor the registry does not list is taken only from "my editor is X".
@@ -93,6 +97,7 @@ ZH_CONTACT_CONTEXT = r"邮箱|电子邮件|邮件|手机|电话|联系|微信|�
 EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 PHONE = r"(?<![\w+])\+?\d[\d\s()-]{5,}\d(?!\d)"
 TIMEZONE_CONTEXT = r"\btime ?zones?\b|\btz\b|时区"
+ON_UTC = r"\b(?:i'm|i am|we're|we are) (?:on|in) (?:utc|gmt)"  # "I'm on UTC+8" names a zone
 IANA_ZONE = (
     r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)"
     r"/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"
@@ -112,9 +117,15 @@ EN_LOCATION = (
     r"|\bi(?:'m| am) (?:based|located|living) (?:in|at|out of)|\bmy (?:home )?address is"
     r"|\bi(?:'ve| have)? (?:just |recently |now )?moved to)\s+(.+)"
 )
-EN_LOCATION_CUT = r"\s+(?:with|and|since|for|because|but|so|which|where)\b.*$"
+# What follows the place is not part of it: company, reasons, and (normalised) dates.
+EN_LOCATION_CUT = (
+    r"\s+(?:with|and|since|for|because|but|so|which|where)\b.*$"
+    r"|\s+(?:on|in)\s+(?:the\s+\w+\s+of\s+)?\d{4}.*$"
+    r"|\s+(?:now|currently|these days|nowadays)$"
+)
 ZH_LOCATION = (
-    r"(?:我(?:现在)?(?:住在|住|家在|定居在?|常住)|我的?(?:家庭)?(?:住址|地址)是|我搬到了?)\s*(.+)"
+    r"(?:我(?!们)[^，,。；;]{0,12}?(?:住在|家在|定居在?|常住|搬到了?|搬来了?)|我(?:现在)?住"
+    r"|我的?(?:家庭)?(?:住址|地址)是)\s*(.+)"
 )
 ZH_LOCATION_CUT = r"[，,；;].*$|(?:了|啦)$"
 SPEAKER = r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)"
@@ -240,7 +251,7 @@ def timezone(s: Sentence, spec: KeySpec) -> str | None:
     zone = re.search(IANA_ZONE, s.raw)
     if zone:
         return zone.group(0)
-    if not context and not re.search(r"\b(?:i'm|i am|we're|we are) (?:on|in) (?:utc|gmt)", s.folded):
+    if not context and not re.search(ON_UTC, s.folded):
         return None
     offset = re.search(UTC_OFFSET, s.raw, re.I)
     return re.sub(r"\s+", "", offset.group(0)).upper().replace("−", "-") if offset else None
@@ -309,6 +320,11 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
 
 def make_sentence(raw: str, claim: str) -> Sentence:
     return Sentence(raw=raw, folded=fold_text(raw), claim=claim)
+
+
+def has_speaker(folded: str) -> bool:
+    """The sentence refers to its speaker: "I", "my", "me", "我" (not "我们")."""
+    return bool(re.search(SPEAKER, folded))
 
 
 def is_habit_of_speaker(folded: str) -> bool:

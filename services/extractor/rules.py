@@ -20,6 +20,7 @@ import re
 from services.extractor.routes import (
     KEY_ORDER,
     ORDINAL_STRIDE,
+    has_speaker,
     is_habit_of_speaker,
     make_sentence,
     route,
@@ -50,16 +51,16 @@ CONFIDENCE_INFERRED = 0.5  # only orders the owner's review queue (SPEC §5)
 SESSION_FACT_TTL = dt.timedelta(days=1)
 
 _TRAILING = "。．.!！?？;；…~～\"'”’)）]】」』》,，:： \t"
-# Keys a sentence may only fill when it explicitly asks to be remembered (registry
-# explicit_only), and the one-time key that never comes from a durable sentence.
-_SESSION_KEY = "task_fact.note"
 # A remember-cue may also close the sentence: "我有高血压，请记住。", "I work remotely, remember."
 _TRAILING_CUE = re.compile(
-    r"[,，;；:：\s—-]+(?:please\s+)?(?:remember|note|keep in mind)(?:\s+(?:that|this|it))?"
-    r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记着)(?:了|哦|啊|吧)?$",
+    r"(?:[,，;；:：\s—-]+(?:please\s+)?(?:remember|note|keep in mind)(?:\s+(?:that|this|it))?"
+    r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记着)(?:了|哦|啊|吧)?)$",
     re.I,
 )
-_NOTE_KEY = "preference.note"
+_SESSION_KEY = "task_fact.note"  # only ever from a sentence that is one-time and nothing else
+_NOTE_KEY = "preference.note"  # explicit remember-instructions that fit nothing narrower
+# How to reply is always about the owner, so an instruction needs no "I" to be theirs.
+_REPLY_KEYS = frozenset({"preference.language", "preference.communication_style"})
 
 
 def claim_text(sentence: str, anchor: dt.datetime) -> str:
@@ -90,10 +91,20 @@ def _candidates(sentence: str, claim: str, features: SentenceFeatures, registry:
         only_one_time = features.features & NOT_DURABLE == {Feature.ONE_TIME}
         return {_SESSION_KEY: claim} if session_task_facts and only_one_time and claim else {}
     s = make_sentence(sentence, claim)
-    if not features.explicit and not is_habit_of_speaker(s.folded):
+    habit = is_habit_of_speaker(s.folded)
+    if not features.explicit and not habit:
         return {}  # an inferred claim must at least be a habit of the speaker
-    routed = route(s, registry)
-    if not routed and features.has(Feature.EXPLICIT_INSTRUCTION) and claim:
+    # Preference keys need the owner as the one who prefers ("Remember that our CI uses yarn"
+    # is a note, not the owner's package manager); profile keys need the owner mentioned.
+    owner_prefers = features.has(Feature.FIRST_PERSON_DURABLE) or habit
+    instructed = features.has(Feature.EXPLICIT_INSTRUCTION)
+    speaker = has_speaker(s.folded)
+    routed = {
+        key: value for key, value in route(s, registry).items()
+        if owner_prefers or key == "decision.note" or (key in _REPLY_KEYS and instructed)
+        or (key.startswith("profile.") and speaker)
+    }
+    if not routed and instructed and claim:
         routed[_NOTE_KEY] = claim  # "remember that …" that fits nothing narrower
     return routed
 

@@ -1,0 +1,293 @@
+"""Cue lists for :mod:`shared.classifier`, English and Chinese. Data only.
+
+Every entry is a regular expression matched against the *folded* sentence (NFKC,
+case-folded, curly apostrophes straightened; full-width comma, question mark, exclamation
+mark and colon become ASCII).
+English cues carry their own word boundaries. Keep each list sorted by meaning, not by
+alphabet, and say why next to anything surprising: these lists are what a reviewer reads.
+"""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------- shared pieces
+
+# Words that open a sentence without carrying meaning; stripped before looking for the
+# grammatical subject ("Actually, my editor is Emacs" -> "my editor is Emacs").
+EN_LEAD = (
+    r"actually|also|and|but|so|oh|ok|okay|well|hey|hi|btw|by the way|fyi|just so you know"
+    r"|for the record|one more thing|anyway|no|nope|nah|yes|yeah|right|sorry|correction"
+    r"|update|note to self|to be clear"
+)
+ZH_LEAD = (
+    r"另外|还有|对了|顺便说一下|顺便|其实|哦|嗯|好的|话说|说起来|补充一下|更正一下"
+    r"|纠正一下|我改主意了|改主意了|不对|抱歉"
+)
+
+EN_PERSON = (
+    # "package manager" is a tool, not a person
+    r"colleague|co-?worker|(?<!package )(?<!password )(?<!window )(?<!task )(?<!version )manager"
+    r"|boss|friend|wife|husband|partner|spouse|girlfriend"
+    r"|boyfriend|fiancee?|mom|mum|mother|dad|father|parent|brother|sister|sibling|son"
+    r"|daughter|kid|child|children|teammate|team|company|employer|client|customer|roommate"
+    r"|flatmate|neighbou?r|cousin|uncle|aunt|grand(?:ma|pa|mother|father)|cto|ceo|cfo"
+    r"|teacher|professor|doctor|landlord|mentor|intern|tech lead|team lead|product manager"
+    r"|designer|user|bf|gf"
+)
+ZH_PERSON = (
+    r"同事|老板|领导|经理|上司|主管|朋友|老婆|老公|妻子|丈夫|太太|爱人|对象|女朋友|男朋友"
+    r"|女友|男友|妈妈|爸爸|父母|母亲|父亲|家人|哥哥|姐姐|弟弟|妹妹|儿子|女儿|孩子|室友"
+    r"|舍友|邻居|客户|该用户|用户|队友|团队|公司|组长|导师|老师|同学|别人|大家|有人|媳妇"
+    r"|爷爷|奶奶|外婆|外公|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|妈|爸|哥|姐|弟|妹"
+)
+
+# --------------------------------------------------------------------------- English
+
+EN_EXPLICIT = (
+    # an imperative "remember" at the start, after optional fillers and "please"
+    r"^(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e|keep in mind"
+    r"|make a note|take note|note down|note that|jot down)\b",
+    r"\bplease\s+(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e|note|keep in mind"
+    r"|make a note)\b",
+    # "I want you to remember that", but not "I remember that" (recollection)
+    r"(?<!\bi )(?<!\bwe )(?<!\bdo you )(?<!'ll )(?<!n't )(?<!not )(?<!never )"
+    r"\bremember (?:that|this|my)\b",
+    r"\b(?:don't|do not|never) forget\b",
+    r"\b(?:save|store|add) (?:this|that|it) (?:to|in) (?:your )?(?:memory|memories|notes)\b",
+    r"\bfor (?:future )?reference\b",
+)
+# A polite request is an instruction, not an information question.
+EN_REQUEST = (
+    r"\b(?:can|could|would|will) you (?:please )?(?:always )?(?:remember|note|keep in mind"
+    r"|make a note|save)\b",
+)
+_EN_ADV = (
+    r"(?:really|much|strongly|definitely|generally|usually|normally|typically|mostly|mainly"
+    r"|always|also|still|now|only|just|honestly|personally|actually|totally|absolutely|do"
+    r"|exclusively|primarily|tend to|like to|prefer to)"
+)
+EN_FIRST_PERSON_DURABLE = (
+    # "want"/"need"/"have" are left out: "I want to know…", "I need help with yarn" state no
+    # preference
+    r"\bi\s+(?:" + _EN_ADV + r"\s+)*(?:prefer|like|love|enjoy|use|want(?! to)|work|live|speak"
+    r"|write|code|program|go by|stick (?:with|to)|rely on|deploy|review|run|keep|start|wake"
+    r"|sleep|eat|drink|own|reside|read|test|commit|push|build|ship|lead|manage|teach"
+    r"|study|choose|pick|favou?r|commute|default to|swear by|hate|dislike|avoid)s?\b",
+    r"\bi(?:'ve| have)?\s+(?:\w+ly\s+|now\s+|just\s+|finally\s+)?(?:switched|moved|migrated"
+    r"|changed)(?: over)? (?:from \S+ )?to\b",
+    r"\bi(?:'d| would)\s+(?:much\s+|really\s+)?(?:like|prefer|rather|love)\b",
+    r"\bi(?:'m| am)\s+(?:" + _EN_ADV + r"\s+)*(?:based|located|from|called|named|known as|a|an"
+    r"|vegetarian|vegan|allergic|diabetic|left-handed|right-handed|in charge|responsible"
+    r"|married|single|retired|living|the|in|on)\b",
+    r"\b(?:is|are) (?:still |now )?my\b",  # "Vim is my editor of choice"
+    r"\bmy\s+(?:[\w'/-]+\s+){0,3}?(?:is|are|has been)\b",
+    r"\b(?:call me|i go by|you can call me)\b",
+    # durable instructions: the imperative with a marker that it holds from now on
+    r"\b(?:from now on|going forward|from here on(?: out)?|by default|as a rule|every time"
+    r"|each time|whenever|permanently|for all|for every|for everything|for any)\b",
+    r"^(?:please\s+)?always\b",
+    # decisions the owner states (SPEC §6 decision.note)
+    r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"\bour decision\b|^decision:",
+)
+# Decision cues again, on their own: the extractor routes these to decision.note.
+EN_DECISION = (
+    r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"\bour decision\b|^decision:",
+)
+# A trend, not a statement: "I've been using bun a lot lately" is INFERRED, however
+# first-person it sounds; the owner is asked instead.
+EN_LATELY = (r"\b(?:lately|recently|these days|nowadays|of late)\b",)
+EN_DURABLE_FROM_NOW = (
+    r"\b(?:from now on|going forward|from here on(?: out)?|from today on|starting today"
+    r"|by default|as a rule)\b",
+)
+# Phrases that contain a negation word without negating the claim; removed before matching.
+EN_NEGATION_EXEMPT = (
+    r"\b(?:don't|do not|never) forget\b", r"\bnot only\b", r"\bno matter\b",
+    r"\bnever mind\b", r"\bwhether or not\b", r"\bno problem\b", r"\bno worries\b",
+    r"^(?:no|nope|nah)\s*[,.!:;-]",  # "No, I prefer yarn": a correction, not a negation
+)
+EN_NEGATED = (
+    r"\b(?:not|never|no longer|no|nobody|nothing|neither|nor|none|hardly|barely|cannot)\b",
+    r"\b\w+n't\b",
+    # a negative attitude turns the mentioned value into its opposite ("I hate dark mode")
+    r"\b(?:dislikes?|hates?|can't stand|avoids?|stopped|quit|gave up|switched away from)\b",
+)
+EN_ONE_TIME = (
+    r"\bthis time\b", r"\b(?:just )?this once\b", r"\bjust once\b", r"\bfor now\b",
+    r"\bfor the time being\b", r"\bfor the moment\b", r"\bjust for (?:this|today|now)\b",
+    r"\bfor this (?!reason\b|purpose\b|kind\b|sort\b|type\b|is\b)\w+",
+    r"\bfor the current (?:task|session|project|run|sprint|ticket|issue|build|release)\b",
+    r"\b(?:today|tonight) only\b", r"\bonly (?:for )?(?:today|tonight)\b",
+    r"\bjust (?:for )?(?:today|tonight)\b", r"\bfor today\b", r"\btemporar(?:il)?y\b",
+    r"\bin this (?:session|chat|conversation|thread)\b", r"\bthis (?:session|run)\b",
+    r"\bone-?off\b", r"\bfor the next (?:hour|few|couple|\d+)\b",
+)
+EN_HYPOTHETICAL = (
+    r"\bif\b(?! (?:possible|available|you can|you could|so|not|needed|necessary|applicable"
+    r"|any)\b)",
+    r"\bsuppos(?:e|ing)\b", r"\bimagine\b", r"\bin case\b", r"\bwere to\b",
+    r"\bhypothetically\b", r"\bassuming\b", r"\blet's say\b", r"\bi wish\b",
+    # conditional mood; "I'd like/prefer/rather" is a polite present preference instead
+    r"\b(?:i|we|you|it|that|this|they|he|she)(?:'d| would)\b"
+    r"(?! (?:much |really )?(?:like|prefer|rather|love|appreciate)\b)",
+)
+EN_HYPOTHETICAL_EXEMPT = (r"\bas if\b", r"\beven if\b", r"\bsee if\b", r"\bask (?:me )?if\b")
+EN_QUESTION = (
+    r"^(?:should|shall|can|could|would|will|do|does|did|is|are|am|was|were|have|has|may"
+    r"|might)\s+(?:i|we|you|it|this|that|there|he|she|they|my|the)\b",
+    r"^(?:what|which|who|whom|whose|where|when|why|how)\s+(?:should|shall|can|could|would"
+    r"|will|do|does|did|is|are|am|was|were|have|has|about)\b",
+    r"\bshould i\b", r"\bi (?:was )?wonder(?:ing)?\b",
+    r"^any (?:idea|ideas|thoughts|suggestions|recommendations|good)\b",
+    r"\b(?:how (?:to|do|can|should)|want to know|need to know|not sure how)\b",
+)
+EN_REPORTED = (
+    # a third person is the subject of the sentence
+    r"^(?:(?:my|our|his|her|their|the|a|an|this|that|these|those|one of my|one of our)\s+"
+    r"(?:[\w'-]+\s+){0,2}?)?"
+    r"(?:" + EN_PERSON + r")(?:s|es)?(?:'s)?\b",
+    r"^(?:he|she|they|his|her|their|someone|somebody|everyone|everybody|people)\b",
+    r"\b(?:he|she|they|(?:" + EN_PERSON + r")s?)\s+(?:said|says|told me|mentioned|thinks"
+    r"|believes|claims|reckons|insists)\b",
+    r"\baccording to\b", r"\bi (?:heard|read) (?:that|somewhere)\b",
+    r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
+)
+# "Alice prefers yarn": checked on the original-case sentence.
+EN_REPORTED_NAME = (
+    r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:says|said|thinks|thought|prefers|likes|loves|lives"
+    r"|uses|wants|told|mentioned|believes|claims|works)\b",
+)
+EN_UNCERTAIN = (
+    r"\b(?:probably|maybe|perhaps|possibly|likely|unlikely|presumably|supposedly|apparently"
+    r"|allegedly|might|hopefully|iirc|afaik)\b",
+    r"\bi (?:think|guess|suppose|believe|reckon|assume|suspect|feel like|hope)\b",
+    r"\b(?:not sure|unsure|not certain|uncertain|no idea|who knows|or something)\b",
+    r"\b(?:could be|seems?|seemed|looks like|sort of|kind of)\b",
+    r"\b(?:i|we|it|this|that|they|he|she|you) may\b", r"\bmay be\b",
+)
+EN_FUTURE_PLAN = (
+    r"\b(?:thinking (?:about|of)|considering|planning (?:to|on)|plan(?:s)? to|going to|gonna"
+    r"|intend(?:ing)? to|hoping to|hope to|at some point|some ?day|one day|eventually"
+    r"|sooner or later|in the (?:near|long) (?:term|future)|down the (?:road|line)|later on"
+    r"|soon)\b",
+    r"\bwant to (?:try|switch|move|learn|start|migrate|change|explore|test|look into)\b",
+    r"\b(?:i|we)(?:'ll| will| shall)\b(?! (?:always|never)\b)",
+    r"\bwill (?:switch|move|migrate|try|start|change|adopt)\b",
+)
+EN_SARCASM = (
+    r"\boh (?:great|wonderful|joy|fantastic|perfect|sure|yeah|brilliant|lovely|good)\b",
+    r"\byeah,? right\b", r"\b(?:i )?(?:just |really |absolutely )?love (?:it )?when\b",
+    r"\bthanks a lot\b", r"\bthanks for nothing\b", r"\bas if\b", r"/s$",
+    r"\bwhat a (?:joy|treat|surprise)\b", r"\bjust what i needed\b",
+    r"\bmy favou?rite thing\b", r"\bsure,? because\b", r"\bhow (?:wonderful|lovely)\b",
+)
+EN_TRANSIENT = (
+    r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
+    r"|exhausted|hungry|thirsty|sick|ill|busy|stressed|bored|angry|annoyed|frustrated|upset"
+    r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
+    r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
+    r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
+    r"(?:^|[\s'\"(=:])(?:/tmp/|/var/tmp/|%temp%)", r"\btemp(?:orary)? (?:dir|directory"
+    r"|folder|file|branch|path)\b", r"\bscratch (?:dir|directory|file|branch)\b",
+)
+# Root-cause claims: transient (unverified) when any uncertainty cue is also present.
+EN_ROOT_CAUSE = (
+    r"\b(?:caused by|due to|because of|root cause|the reason (?:was|is)|triggered by"
+    r"|resulted from|to blame)\b",
+)
+
+# --------------------------------------------------------------------------- Chinese
+
+_ZH_REMEMBER = r"(?:记住|记下|记一下|记着|记得|牢记|备注一下|记录一下)"
+ZH_EXPLICIT = (
+    r"^(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|要|永远|长期|永久)?" + _ZH_REMEMBER,
+    r"(?:请|帮我|麻烦你?|帮忙)(?:务必|一定要?|永久|长期)?" + _ZH_REMEMBER,
+    r"(?:别|不要)忘(?:了|记)",
+)
+ZH_REQUEST = (r"(?:能|可以|能不能|可不可以|麻烦)(?:你)?(?:帮我)?(?:记住|记一下|记下)",)
+ZH_FIRST_PERSON_DURABLE = (
+    r"我(?!们)[^,.!?;。]{0,8}?(?:更喜欢|最喜欢|比较喜欢|喜欢|偏好|偏爱|习惯|一直|一向|向来"
+    r"|平时|平常|通常|总是|常用|惯用|用惯|只用|都用|爱用|住在|家在|定居|叫|来自|换成|改用|切换到"
+    r"|换到|转到|改成|搬到|搬来)",
+    r"我的[^,.!?;。]{1,8}?(?:是|为|叫)",
+    r"是我(?:的|最)(?:首选|最爱|默认|常用)",
+    r"叫我",
+    r"以后都|以后一律|以后请|今后|从现在起|从现在开始|从今以后|往后都|默认|一律|始终|每次都",
+    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+)
+# Weak first-person verbs count only in a clause without a completed-action marker:
+# "我用 pnpm" is a habit, "我用 npm 装了个包" is an event.
+ZH_FIRST_PERSON_WEAK = (r"我(?!们)[^,.!?;。]{0,6}?(?:用|是|住|在[^,.!?;。]{1,10}(?:工作|上班))",)
+ZH_ASPECT_EVENT = r"[了过着]|正在"
+ZH_DECISION = (
+    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+)
+ZH_LATELY = (r"最近|这阵子|近来|这段时间|这些天",)
+# An obligation is a constraint of some situation, not a preference: "I have to use npm at
+# work", "我需要用 npm". It keeps a sentence from counting as first-person durable.
+EN_SITUATIONAL = (
+    r"\b(?:needs? to|have to|has to|had to|must|got to|gotta|supposed to|required to)\b",
+)
+ZH_SITUATIONAL = (r"需要|必须|得用|只能|不得不|被要求",)
+ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",)
+ZH_NEGATION_EXEMPT = (
+    r"不过|不错|不断|不同|不少|差不多|不管|不仅|不但|不只|不光|对不起|不好意思|了不起|不得不"
+    r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
+    r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
+    r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
+)
+ZH_NEGATED = (r"不|没|别|未|勿|莫|甭|无法|讨厌|反感|拒绝|并非|停用|弃用|戒掉",)
+ZH_ONE_TIME = (
+    r"这次|这一次|这回|本次|此次|这一回|暂时|临时|暂且|姑且|今天先|今天就|这个任务|本任务"
+    r"|这个会话|本会话|当前任务|一次性|先这样",
+)
+# "先" is "for now" ("先用 npm") or "first" ("先给结论再给细节"); see classifier._zh_for_now.
+ZH_XIAN_COMPOUNDS = (
+    r"首先|优先|事先|预先|原先|最先|领先|率先|抢先|争先|祖先|起先|早先|先生|先前|先进|先后"
+    r"|先天|先锋|先例|先知|先驱|先行",
+)
+# ... or a general condition: "回答时先给结论", "提交前先跑测试".
+ZH_HABIT_BEFORE_XIAN = (
+    r"一直|总是|习惯|平时|平常|通常|每次|每当|向来|一向|都|偏好|喜欢|规矩|原则"
+    r"|(?<!暂)时\s*$|的时候|之前|前\s*$"
+)
+ZH_SEQUENCE_AFTER_XIAN = r"再(?!说|看|议|定|考虑|决定|讨论|商量)|然后|之后|接着|随后|才"
+ZH_HYPOTHETICAL_EXEMPT = (
+    r"如果可以的话|如果可以|可以的话|如果方便的话|方便的话|如果需要的话|需要的话",
+)
+ZH_HYPOTHETICAL = (r"要是|如果|假如|假设|万一|倘若|若是|如若|要不是|设想|想象一下|的话",)
+ZH_QUESTION = (
+    r"[吗嘛么呢][\s。.!~～]*$",
+    r"是不是|要不要|能不能|会不会|好不好|可不可以|对不对|行不行|用不用|该不该|应不应该|有没有"
+    r"|是否|请问|为什么|怎么办|(?<!不)怎么|如何|怎样",
+)
+ZH_REPORTED = (
+    r"^(?:我的?|我们的?|他的|她的)?(?:一个|一位|有个|有位|那个|这个)?(?:" + ZH_PERSON + ")",
+    r"^(?:他|她|他们|她们|它们)",
+    r"(?:(?:" + ZH_PERSON + r")|(?<![其吉])他|她)(?:们)?(?:说|告诉我|认为|觉得|提到|表示|讲|称)",
+    r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
+    r"该用户|这个用户|这位用户|此用户",
+)
+ZH_UNCERTAIN_EXEMPT = (r"尽可能|尽量",)
+ZH_UNCERTAIN = (
+    r"估计|可能|大概|也许|或许|好像|似乎|应该是|说不定|不确定|不一定|我觉得|我猜|猜测|怀疑"
+    r"|貌似|八成|恐怕|大约|没准|兴许|不清楚|不知道|印象中|感觉是|差不多是",
+)
+ZH_FUTURE_PLAN = (
+    r"打算|计划|准备(?!好)|考虑|想要?(?:换|改|切|试|搬|转|迁|学)|将来|过段时间|过一阵|改天"
+    r"|有空(?:再|的时候)|迟早|早晚|回头|将要|将会|即将|到时候|等我",
+    r"会(?:改|换|切|搬|转|迁|开始|去)|要(?:改|换|搬|转|迁)(?:成|到|用)",
+)
+ZH_SARCASM = (
+    r"呵呵|可太.{1,24}了|我谢谢你|真是谢谢了|真有你的|好棒棒|可真行|真行啊|服了|太棒了呢"
+    r"|真是太好了呢",
+)
+ZH_TRANSIENT = (
+    r"我(?:现在|今天|这会儿|此刻)?(?:好|很|有点|有些|太|超|特别)?(?:累|困|饿|渴|忙|烦|难受"
+    r"|不舒服|生病了|头疼|头痛)",
+    r"此刻|这会儿|眼下|刚刚|刚才|这几天|这两天|这周|本周|这个星期|出差|临时目录|临时文件|/tmp/",
+)
+ZH_ROOT_CAUSE = (r"导致|引起|造成|引发|原因|根因|归因|怪罪",)

@@ -1,0 +1,147 @@
+"""Is a proposed value actually said in its evidence sentence? (SPEC §5.5) Pure.
+
+A model may only *pick* values the owner uttered: it must not turn "npm" into "pnpm", nor
+"this trial uses the Singapore entity" into "the company is in Singapore", nor keep a
+"yesterday" that is wrong tomorrow. Rules:
+
+* enum keys: the sentence contains one of the value's surface forms from the registry
+  ("dark" is grounded by "深色"); Latin forms only at token boundaries, so "pnpm" never
+  grounds "npm";
+* timezone keys: the zone (or a registry alias such as 东八区) appears literally, sign
+  included, so "UTC+8" is not grounded by "UTC-8";
+* free text: every Latin content word of the value is a token of the sentence
+  (case-insensitive, minus :data:`STOP_WORDS`), a registry alias counts for a word
+  ("vim" ↔ "Vim", "nvim" ↔ "neovim"), every CJK bigram of the value occurs in the sentence
+  (a lone CJK character must occur itself), and each ISO date in the value is either in
+  the sentence literally or what one of its relative time words resolves to from the
+  message time. A negation in the sentence must survive into a free-text value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+
+from shared.classifier import Feature, classify
+from shared.registry import KeySpec, fold
+from shared.reltime import find_relative_times, has_relative_time, rendered_dates
+
+VALUE_NOT_GROUNDED = "value_not_grounded"
+RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"
+NEGATION_DROPPED = "negation_dropped"
+
+# Function words a faithful rewording may add or drop. Deliberately small: a content word
+# the owner did not say is exactly what this check exists to catch.
+STOP_WORDS = frozenset(
+    {
+        "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by",
+        "from", "as", "is", "are", "was", "were", "be", "been", "am", "it", "its", "that",
+        "this", "i", "me", "my", "mine", "m", "s", "d", "ll", "ve", "re",
+    }
+)
+
+_LATIN_TOKEN = re.compile(r"[a-z0-9]+")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+
+
+def form_pattern(form: str) -> re.Pattern[str]:
+    """``form`` as a regex; Latin ends get token boundaries ("npm" is not inside "pnpm")."""
+    body = r"\s+".join(re.escape(part) for part in form.split())
+    left = r"(?<![a-z0-9_])" if form[:1].isascii() and form[:1].isalnum() else ""
+    right = r"(?![a-z0-9_])" if form[-1:].isascii() and form[-1:].isalnum() else ""
+    return re.compile(left + body + right)
+
+
+def mentions(folded_text: str, form: str) -> bool:
+    """True when the folded ``form`` occurs in ``folded_text`` as a whole token sequence."""
+    form = fold(form)
+    return bool(form) and bool(form_pattern(form).search(folded_text))
+
+
+def _any_form(forms: list[str], folded_span: str) -> bool:
+    return any(mentions(folded_span, form) for form in forms)
+
+
+def _alias_grounded(word: str, spec: KeySpec, folded_span: str) -> bool:
+    canonical = spec.canonical(word)
+    return canonical is not None and _any_form(spec.surface_forms(canonical), folded_span)
+
+
+def _timezone_grounded(value: str, spec: KeySpec, folded_span: str) -> bool:
+    """The zone or an alias, with its sign: "UTC" is not grounded by "UTC+8"."""
+    canonical = spec.canonical(value) or value
+    forms = {re.sub(r"\s+", "", _fold(value).replace("−", "-"))}
+    forms.update(spec.surface_forms(canonical))
+    tight = re.sub(r"\s*([+\-:/])\s*", r"\1", folded_span.replace("−", "-"))
+    for form in filter(None, forms):
+        pattern = form_pattern(fold(form)).pattern + r"(?![+\-]\d)"
+        if re.search(pattern, tight):
+            return True
+    return False
+
+
+def _dates_grounded(value: str, span: str, anchor: dt.datetime) -> tuple[bool, str]:
+    """Check each ISO date of ``value`` against ``span``; return the value without them."""
+    resolved = {rel.iso for rel in find_relative_times(span, anchor)}
+    rest = value
+    for start, end, iso in reversed(rendered_dates(value)):
+        if iso not in span and iso not in resolved:
+            return False, value
+        rest = rest[:start] + " " + rest[end:]
+    return True, rest
+
+
+def _negation_kept(value: str, span: str) -> bool:
+    """The classifier's own notion of negation, so both stages agree on what "not" is."""
+    return classify(value).has(Feature.NEGATED) or not classify(span).has(Feature.NEGATED)
+
+
+def _text_grounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> bool:
+    folded_span = _fold(span)
+    dates_ok, rest = _dates_grounded(value, span, anchor)
+    if not dates_ok:
+        return False
+    rest = _fold(rest)
+    span_tokens = set(_LATIN_TOKEN.findall(folded_span))
+    checked = rest != _fold(value)  # a grounded date is content too
+    for token in _LATIN_TOKEN.findall(rest):
+        if token in STOP_WORDS:
+            continue
+        checked = True
+        if token not in span_tokens and not _alias_grounded(token, spec, folded_span):
+            return False
+    for run in _CJK_RUN.findall(rest):
+        checked = True
+        pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        if any(piece not in folded_span for piece in pieces):
+            return False
+    return checked
+
+
+def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> str | None:
+    """None when ``value`` is grounded in the evidence ``span`` for ``spec``, else a reason.
+
+    Reasons: ``relative_time_unnormalised`` (the value still says "yesterday"/"昨天"),
+    ``negation_dropped`` (a free-text value lost the sentence's negation),
+    ``value_not_grounded`` (anything else). ``anchor`` is the message's ``created_at``.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return VALUE_NOT_GROUNDED
+    if has_relative_time(value):
+        return RELATIVE_TIME_UNNORMALISED
+    folded_span = _fold(span)
+    kind = spec.value.get("type")
+    if kind == "enum":
+        return None if _any_form(spec.surface_forms(value), folded_span) else VALUE_NOT_GROUNDED
+    if kind == "timezone":
+        return None if _timezone_grounded(value, spec, folded_span) else VALUE_NOT_GROUNDED
+    if _alias_grounded(value, spec, folded_span):
+        return None  # "vim" by "Vim", "neovim" by "nvim"
+    if not _text_grounded(value, span, spec, anchor):
+        return VALUE_NOT_GROUNDED
+    if not _negation_kept(value, span):
+        return NEGATION_DROPPED
+    return None
