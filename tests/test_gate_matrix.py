@@ -69,6 +69,8 @@ ROWS: list[tuple[str, str, str, str, dict[str, Any], str, str]] = [
      "NEEDS_CONFIRMATION", "sensitive_key"),
     ("review_all policy zh", "我更喜欢深色主题。", THEME, "dark", {"_policy": "review_all"},
      "NEEDS_CONFIRMATION", "policy_review_all"),
+    ("not the owner's preference en", "Remember that our CI uses yarn.", PM, "yarn", {},
+     "NEEDS_CONFIRMATION", "owner_not_stated"),
     ("explicit en", "I prefer yarn for every repository.", PM, "yarn", {}, "COMMIT", ""),
     ("explicit with normalisation zh", "我更喜欢暗色主题。", THEME, "dark", {}, "COMMIT", ""),
     ("explicit remember zh", "请记住，我每周五下午不开会。", "preference.note",

@@ -7,6 +7,7 @@ re-read from the stored message, and the sentence is classified here, never from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import re
 from datetime import datetime, timedelta
 
 from shared.canonical import proposal_id as compute_proposal_id
@@ -23,6 +24,11 @@ from shared.sensitive import SensitiveCategory, sensitive_categories
 # "expiry within the session" (SPEC §5 matrix, not-durable row).
 SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
+# "Remember that our CI uses yarn" is not the owner's preference: a single-valued
+# preference or profile fact needs the owner in the sentence. Instructions about how to talk
+# to the owner (reply language, style) are about the owner by nature.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)", re.IGNORECASE)
+OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication_style"})
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,10 @@ def _check_durability(p: MemoryProposal, span: str, msg: StoredMessage, registry
     # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
     if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
         a.review.append("negated")
+    if (spec is not None and not spec.multi_valued and p.kind.value in ("preference", "profile")
+            and p.normalized_key not in OWNER_IMPLIED_KEYS
+            and not features.has(Feature.FIRST_PERSON_DURABLE) and not _FIRST_PERSON.search(span)):
+        a.review.append("owner_not_stated")
     # A user's instruction for their own session is explicit for that session.
     if not features.explicit and not session_fact:
         a.review.append("inferred")
