@@ -71,7 +71,10 @@ EN_FIRST_PERSON_DURABLE = (
     r"\bi\s+(?:" + _EN_ADV + r"\s+)*(?:prefer|like|love|enjoy|use|want(?! to)|work|live|speak"
     r"|write|code|program|go by|stick (?:with|to)|rely on|deploy|review|run|keep|start|wake"
     r"|sleep|eat|drink|own|reside|read|test|commit|push|build|ship|lead|manage|teach"
-    r"|study|choose|pick|favou?r|commute|default to|swear by|hate|dislike|avoid)s?\b",
+    r"|study|choose|pick|favou?r|commute|default to|swear by|hate|dislike|avoid"
+    r"|reach for|turn to|go for|lean on)s?\b",
+    # "I do all my editing in Neovim", "I do most of my work in VS Code"
+    r"\bi\s+(?:" + _EN_ADV + r"\s+)*do (?:all|most|everything|(?:all|most) of)\b",
     r"\bi(?:'ve| have)?\s+(?:\w+ly\s+|now\s+|just\s+|finally\s+)?(?:switched|moved|migrated"
     r"|changed)(?: over)? (?:from \S+ )?to\b",
     r"\bi(?:'d| would)\s+(?:much\s+|really\s+)?(?:like|prefer|rather|love)\b",
@@ -79,7 +82,7 @@ EN_FIRST_PERSON_DURABLE = (
     r"|vegetarian|vegan|allergic|diabetic|left-handed|right-handed|in charge|responsible"
     r"|married|single|retired|living|the|in|on)\b",
     r"\b(?:is|are) (?:still |now )?my\b",  # "Vim is my editor of choice"
-    r"\bmy\s+(?:[\w'/-]+\s+){0,3}?(?:is|are|has been)\b",
+    r"\bmy\s+(?:[\w'/-]+\s+){0,4}?(?:is|are|has been)\b",  # "my package manager of choice is"
     r"\b(?:call me|i go by|you can call me)\b",
     # durable instructions: the imperative with a marker that it holds from now on
     r"\b(?:from now on|going forward|from here on(?: out)?|by default|as a rule|every time"
@@ -216,6 +219,8 @@ ZH_FIRST_PERSON_DURABLE = (
     r"是我(?:的|最)(?:首选|最爱|默认|常用)",
     r"叫我",
     r"以后都|以后一律|以后请|今后|从现在起|从现在开始|从今以后|往后都|默认|一律|始终|每次都",
+    # "我所有软件都开深色模式": everything the owner does, always
+    r"我(?!们)[^,.!?;。]{0,6}?(?:所有|全部|每个|每一个|任何)[^,.!?;。]{0,8}?都",
     r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
 )
 # Weak first-person verbs count only in a clause without a completed-action marker:

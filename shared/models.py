@@ -167,3 +167,4 @@ class Topic(StrEnum):
     MEMORY_COMMITTED = "memory.committed"
     MEMORY_REVOKED = "memory.revoked"
     EVIDENCE_REVOKED = "evidence.revoked"
+    EVIDENCE_SUPERSEDED = "evidence.superseded"

@@ -111,6 +111,7 @@ proposals = Table(
     Column("normalized_key", Id, nullable=False),
     Column("stable_candidate_ordinal", Integer, nullable=False),
     Column("message_id", Id, nullable=False),
+    Column("message_revision", Integer, nullable=False, server_default=text("1")),
     Column("evidence_start", Integer, nullable=False),
     Column("evidence_end", Integer, nullable=False),
     Column("evidence_sha256", String(64), nullable=False),
@@ -197,7 +198,8 @@ memory_evidence = Table(
     Column("version", Integer, nullable=False),
     Column("tenant_id", Id, nullable=False),
     Column("message_id", Id, nullable=False),
-    PrimaryKeyConstraint("memory_id", "version", "message_id"),
+    Column("revision", Integer, nullable=False),
+    PrimaryKeyConstraint("memory_id", "version", "message_id", "revision"),
     Index(None, "tenant_id", "message_id"),
 )
 

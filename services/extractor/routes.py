@@ -34,7 +34,8 @@ EN_PREFERENCE_VERB = (
     r"(?:prefer|prefers|like|love|use|uses|using|used|stick with|stuck with|rely on"
     r"|switch(?:ed)? (?:over )?to|mov(?:e|ed) to|go with|went with|default to"
     r"|standardi[sz]ed on|favou?r|choose|chose|pick|from \S+ to|fan of|rather"
-    r"|(?:code|coding|program|programming|write code|work) (?:in|with))"
+    r"|reach for|turn to|go for"
+    r"|(?:code|coding|program|programming|write code|work|edit|editing) (?:in|with))"
 )
 # "is"/"是" are not here: "my problem is that npm…" names no preference; "my editor is X"
 # and "X is my editor" are recognised through the key noun (EDITOR_KEYED, ROLE_AFTER).
@@ -69,7 +70,7 @@ ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|IDE"
 EDITOR_KEYED = r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器(?:是|用)"
 # The value right before its role: "Vim is my editor", "a vim user", "pnpm 是我的包管理器".
 ROLE_AFTER = (
-    r"\S*\s*(?:is|are|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
+    r"\S*\s*(?:is|are|as|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
     r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
     r"|首选|最爱|默认|常用)"
     r"|\S*\s+(?:user|fan|person|guy|girl)\b|\S*\s*(?:用户|党)"
@@ -259,6 +260,8 @@ def timezone(s: Sentence, spec: KeySpec) -> str | None:
 
 def location(s: Sentence, spec: KeySpec) -> str | None:
     m = re.search(EN_LOCATION, s.claim)
+    if m and re.search(r"\bas (?:my|the|our|a|an)\b", m.group(1), re.I):
+        return None  # "I've moved to Helix as my main editor" names a tool, not a place
     if m:
         return re.sub(EN_LOCATION_CUT, "", m.group(1)).strip(_TRAILING + ",") or None
     m = re.search(ZH_LOCATION, s.claim)

@@ -35,6 +35,7 @@ OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication
 class StoredMessage:
     tenant_id: str
     message_id: str
+    revision: int
     subject_id: str
     author_id: str
     role: str

@@ -46,6 +46,7 @@ def commit_version(
     value: Any,
     proposal_id: str,
     message_id: str,
+    message_revision: int,
     auto: bool,
     valid_from: datetime,
     expires_at: datetime | None,
@@ -86,7 +87,8 @@ def commit_version(
         supersedes=previous_version, derived_from="[]", valid_from=valid_from,
         recorded_at=now, expires_at=expires_at,
     ))
-    add_evidence(conn, memory_id, new_version, fact_row["tenant_id"], message_id)
+    add_evidence(conn, memory_id, new_version, fact_row["tenant_id"], message_id,
+                 message_revision)
     conn.execute(delete(current_memories).where(current_memories.c.memory_id == memory_id))
     conn.execute(current_memories.insert().values(
         memory_id=memory_id, version=new_version, **key_columns, value_json=dumps(value),
@@ -98,9 +100,9 @@ def commit_version(
 
 
 def add_evidence(conn: Connection, memory_id: str, version: int, tenant_id: str,
-                 message_id: str) -> None:
-    """Provenance is counted, not guessed: one row per message supporting a version."""
+                 message_id: str, revision: int) -> None:
+    """Provenance is counted, not guessed: one row per message revision supporting a version."""
     insert_ignore(conn, memory_evidence,
                   {"memory_id": memory_id, "version": version, "tenant_id": tenant_id,
-                   "message_id": message_id},
-                  ["memory_id", "version", "message_id"])
+                   "message_id": message_id, "revision": revision},
+                  ["memory_id", "version", "message_id", "revision"])

@@ -131,11 +131,13 @@ def _decide_verified(conn: Connection, p: MemoryProposal, ph: str, ctx: GateCont
     if verdict.decision == Decision.COMMIT and fact_row is not None and msg is not None:
         mem_ref = writes.commit_version(
             conn, fact_row=fact_row, previous_version=None, value=p.value,
-            proposal_id=p.proposal_id, message_id=msg.message_id, auto=True,
+            proposal_id=p.proposal_id, message_id=msg.message_id,
+            message_revision=msg.revision, auto=True,
             valid_from=msg.created_at, expires_at=p.expires_at, now=ctx.now)
         events.append("memory.committed")
     elif verdict.decision == Decision.NOOP and current is not None:
-        writes.add_evidence(conn, memory_id, current.version, p.tenant_id, p.evidence.message_id)
+        writes.add_evidence(conn, memory_id, current.version, p.tenant_id, p.evidence.message_id,
+                            msg.revision if msg else 1)
         mem_ref = (memory_id, current.version)
     receipt = Receipt(
         tenant_id=p.tenant_id, proposal_id=p.proposal_id, payload_hash=ph,
@@ -148,7 +150,8 @@ def _decide_verified(conn: Connection, p: MemoryProposal, ph: str, ctx: GateCont
                       "memory_version_created": verdict.decision == Decision.COMMIT,
                       "outbox_events": events},
     )
-    _record_proposal(conn, p, ph, verdict, receipt, locked, redact=a.secret, now=ctx.now,
+    _record_proposal(conn, p, ph, verdict, receipt, locked, msg.revision if msg else 0,
+                     redact=a.secret, now=ctx.now,
                      proposed_by=ctx.proposed_by or f"extractor:{p.extractor_version}")
     log.info("decided proposal=%s decision=%s reasons=%s", p.proposal_id[:12],
              verdict.decision.value, ",".join(verdict.reasons))
@@ -162,14 +165,15 @@ def _profile(conn: Connection, tenant_id: str, ctx: GateContext) -> str:
 
 
 def _record_proposal(conn: Connection, p: MemoryProposal, ph: str, verdict: Verdict,
-                     receipt: Receipt, locked_version: int, *, redact: bool,
+                     receipt: Receipt, locked_version: int, revision: int, *, redact: bool,
                      now: datetime, proposed_by: str) -> None:
     conn.execute(proposals.insert().values(
         tenant_id=p.tenant_id, proposal_id=p.proposal_id, payload_hash=ph,
         subject_id=p.subject_id, scope_kind=p.scope.kind.value, scope_key=p.scope.key,
         kind=p.kind.value, normalized_key=p.normalized_key,
         stable_candidate_ordinal=p.stable_candidate_ordinal,
-        message_id=p.evidence.message_id, evidence_start=p.evidence.start,
+        message_id=p.evidence.message_id, message_revision=revision,
+        evidence_start=p.evidence.start,
         evidence_end=p.evidence.end, evidence_sha256=p.evidence.sha256,
         extractor_version=p.extractor_version, confidence=p.confidence,
         expires_at=p.expires_at, value_json=None if redact else dumps(p.value),

@@ -110,7 +110,7 @@ def approve(principal: Principal, tenant_id: str, proposal_id: str, approved_pay
         memory_id, version = writes.commit_version(
             conn, fact_row=fact_row, previous_version=current.version if current else None,
             value=json.loads(row.value_json), proposal_id=proposal_id,
-            message_id=row.message_id, auto=False,
+            message_id=row.message_id, message_revision=row.message_revision, auto=False,
             valid_from=msg.created_at if msg else now, expires_at=as_utc(row.expires_at), now=now)
         conn.execute(update(proposals).where(proposals.c.id == row.id).values(
             state=ProposalState.COMMITTED, memory_id=memory_id, memory_version=version))
@@ -141,6 +141,8 @@ def _approval_refusal(conn: Connection, row: Any, approved_hash: str,
     msg = store.load_message(conn, row.tenant_id, row.message_id)
     if msg is None or msg.status != MessageStatus.ACTIVE:
         return "evidence_revoked"
+    if msg.revision != row.message_revision:
+        return "evidence_superseded"  # the owner would approve words that no longer stand
     return None
 
 

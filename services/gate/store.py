@@ -24,7 +24,8 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
     if row is None:
         return None
     return StoredMessage(
-        tenant_id=row.tenant_id, message_id=row.message_id, subject_id=row.subject_id,
+        tenant_id=row.tenant_id, message_id=row.message_id, revision=row.revision,
+        subject_id=row.subject_id,
         author_id=row.author_id, role=row.role, source=row.source, text=row.text,
         status=row.status, created_at=as_utc(row.created_at),  # type: ignore[arg-type]
     )

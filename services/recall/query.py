@@ -52,6 +52,7 @@ def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int 
         memory_evidence.c.version == current_memories.c.version,
         messages.c.tenant_id == memory_evidence.c.tenant_id,
         messages.c.message_id == memory_evidence.c.message_id,
+        messages.c.revision == memory_evidence.c.revision,
         messages.c.status == MessageStatus.ACTIVE,
     )
     stmt = (

@@ -62,7 +62,8 @@ def _dependents(conn: Connection, tenant_id: str, message_id: str) -> list[Depen
         select(func.count())
         .select_from(memory_evidence.join(messages, and_(
             messages.c.tenant_id == memory_evidence.c.tenant_id,
-            messages.c.message_id == memory_evidence.c.message_id)))
+            messages.c.message_id == memory_evidence.c.message_id,
+            messages.c.revision == memory_evidence.c.revision)))
         .where(memory_evidence.c.memory_id == memory_versions.c.memory_id,
                memory_evidence.c.version == memory_versions.c.version,
                messages.c.status == MessageStatus.ACTIVE)

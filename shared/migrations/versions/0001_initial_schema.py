@@ -51,7 +51,8 @@ def upgrade() -> None:
     sa.Column('version', sa.Integer(), nullable=False),
     sa.Column('tenant_id', sa.String(length=200), nullable=False),
     sa.Column('message_id', sa.String(length=200), nullable=False),
-    sa.PrimaryKeyConstraint('memory_id', 'version', 'message_id', name=op.f('pk_memory_evidence'))
+    sa.Column('revision', sa.Integer(), nullable=False),
+    sa.PrimaryKeyConstraint('memory_id', 'version', 'message_id', 'revision', name=op.f('pk_memory_evidence'))
     )
     with op.batch_alter_table('memory_evidence', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_memory_evidence_tenant_id_message_id'), ['tenant_id', 'message_id'], unique=False)
@@ -148,6 +149,7 @@ def upgrade() -> None:
     sa.Column('normalized_key', sa.String(length=200), nullable=False),
     sa.Column('stable_candidate_ordinal', sa.Integer(), nullable=False),
     sa.Column('message_id', sa.String(length=200), nullable=False),
+    sa.Column('message_revision', sa.Integer(), server_default=sa.text('1'), nullable=False),
     sa.Column('evidence_start', sa.Integer(), nullable=False),
     sa.Column('evidence_end', sa.Integer(), nullable=False),
     sa.Column('evidence_sha256', sa.String(length=64), nullable=False),
