@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, select
 
 from services.ingest.io import ingest_turns
 from services.recall.query import recall
-from services.revalidation.io import revoke_message
+from services.revalidation.commands import revoke_message
 from shared.models import Turn
 from shared.schema import memory_versions, vector_index
 from tests.conftest import REDIS_URL, turn_dict
@@ -93,4 +93,73 @@ def test_distributed__turns_become_indexed_memories_and_a_revocation_removes_one
             memory_versions.c.memory_id == pnpm.memory_id)).scalar_one()
     assert status == "revoked"
     assert len(indexed()) == 2
+    engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_trace(
+        pipeline_processes: str) -> None:
+    from sqlalchemy import insert
+
+    from services.audit import audit
+    from services.gate.io import decide_batch
+    from shared.canonical import proposal_id, proposal_identity, sha256_hex
+    from shared.embedding import default_embedder, from_bytes
+    from shared.schema import current_memories, outbox
+
+    engine = create_engine(pipeline_processes)
+    tenant = "canary"
+    canary = "Remember that the canary phrase is zebra-quartz-lantern."
+    turns = [Turn.model_validate(turn_dict(tenant, text, message_id=mid,
+                                           created_at=f"2026-05-01T09:0{i}:00Z"))
+             for i, (mid, text) in enumerate([("c1", canary), ("c2", "I prefer bun."),
+                                              ("c3", "我更喜欢深色主题。")])]
+    ingest_turns(turns[:1], engine=engine, extract=False)
+    ingest_turns(turns[1:], engine=engine)
+    sentence = canary
+    proposal = {"tenant_id": tenant, "subject_id": "u1", "scope": {"kind": "user", "key": "u1"},
+                "kind": "preference", "normalized_key": "preference.note",
+                "stable_candidate_ordinal": 0,
+                "value": "the canary phrase is zebra-quartz-lantern",
+                "evidence": {"message_id": "c1", "start": 0, "end": len(sentence),
+                             "sha256": sha256_hex(sentence)},
+                "extractor_version": "ext-1", "confidence": 0.9, "expires_at": None}
+    proposal["proposal_id"] = proposal_id(proposal_identity(
+        tenant_id=tenant, subject_id="u1", scope=proposal["scope"], kind="preference",
+        normalized_key="preference.note", message_id="c1", start=0, end=len(sentence),
+        stable_candidate_ordinal=0, extractor_version="ext-1"))
+    [receipt] = decide_batch([proposal], engine=engine)
+    assert receipt.decision == "COMMIT"
+    revoke_message(tenant, "c1", engine=engine)  # usually before the sink saw the commit
+    with engine.begin() as conn:  # a relay that publishes everything twice
+        rows = conn.execute(select(outbox).where(outbox.c.tenant_id == tenant)).all()
+        conn.execute(insert(outbox), [{"topic": r.topic, "event_key": r.event_key,
+                                       "tenant_id": r.tenant_id, "payload": r.payload,
+                                       "created_at": r.created_at} for r in rows])
+
+    def settled() -> bool:
+        report = audit(tenant, engine=engine)
+        return report.clean and report.checked["vector_rows"] == 2
+
+    wait_for(settled)
+    # later events from the duplicated extraction must not bring it back either
+    time.sleep(1.0)
+    assert audit(tenant, engine=engine).clean
+    values = [str(m.value) for m in recall(tenant, "u1", "canary phrase zebra", engine=engine)]
+    assert not any("zebra" in v for v in values)
+    probe = default_embedder().embed_one("preference note canary phrase zebra-quartz-lantern")
+    with engine.connect() as conn:
+        rows = conn.execute(select(vector_index.c.memory_id, vector_index.c.embedding)).all()
+        projection = conn.execute(select(current_memories.c.value_json)
+                                  .where(current_memories.c.tenant_id == tenant)).scalars().all()
+        canary_ids = set(conn.execute(select(memory_versions.c.memory_id).where(
+            memory_versions.c.tenant_id == tenant,
+            memory_versions.c.value_json.like("%zebra%"))).scalars())
+    assert canary_ids  # it was committed before the revocation reached it
+    nearest = sorted(rows, key=lambda r: -float(from_bytes(r.embedding) @ probe))[:5]
+    assert not canary_ids & {r.memory_id for r in nearest}
+    assert not canary_ids & {r.memory_id for r in rows}
+    assert not any("zebra" in p for p in projection)
     engine.dispose()

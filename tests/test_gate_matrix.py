@@ -127,7 +127,7 @@ def test_gate_matrix__against_the_current_value(
 def test_gate_matrix__suppressed_content_is_rejected(
         store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
     from services.pipeline import drain
-    from services.revalidation.io import forget_message
+    from services.revalidation.commands import forget_message
 
     text = "Remember that I deploy only on Tuesdays."
     first = _run(store, tenant, make_proposal, text, "preference.note",

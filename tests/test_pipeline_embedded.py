@@ -7,7 +7,7 @@ from sqlalchemy import Engine, select
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
 from services.recall.query import recall
-from services.revalidation.io import forget_message, revoke_message
+from services.revalidation.commands import forget_message, revoke_message
 from shared.models import Turn
 from shared.schema import current_memories, vector_index
 from tests.conftest import turn_dict

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, select
 from services.gate.io import decide_batch
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
-from services.revalidation.io import forget_message
+from services.revalidation.commands import forget_message
 from shared.models import Turn
 from shared.schema import messages, metadata
 from tests.conftest import turn_dict

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
 from services.recall.query import recall
-from services.revalidation.io import revoke_message
+from services.revalidation.commands import revoke_message
 from shared.db import unit_of_work
 from shared.models import Turn
 from shared.schema import messages, proposals

@@ -25,7 +25,7 @@ from services.gate.io import decide_batch
 from services.gate.review import ReviewRefused, approve, reject
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
-from services.revalidation.io import forget_message, revoke_message
+from services.revalidation.commands import forget_message, revoke_message
 from shared.auth import Principal, Scope
 from shared.canonical import proposal_id as compute_id
 from shared.canonical import proposal_identity, sha256_hex

@@ -69,7 +69,9 @@ def commit_version(
             update(memory_versions)
             .where(memory_versions.c.memory_id == memory_id,
                    memory_versions.c.version == previous_version)
-            .values(status=MemoryStatus.SUPERSEDED, valid_to=valid_from, expired_at=now)
+            # bi-temporal: the old fact stopped holding (valid_to); the system did not stop
+            # knowing it held before, so expired_at stays empty
+            .values(status=MemoryStatus.SUPERSEDED, valid_to=valid_from)
         )
         conn.execute(
             update(proposals)

@@ -19,8 +19,9 @@ from sqlalchemy import Engine, and_, exists, or_, select
 from shared.config import get_settings
 from shared.db import as_utc, get_engine, unit_of_work, utcnow
 from shared.embedding import default_embedder, features, from_bytes, memory_text
-from shared.models import MessageStatus
-from shared.schema import current_memories, memory_evidence, messages, vector_index
+from shared.models import MemoryStatus, MessageStatus
+from shared.registry import default_registry
+from shared.schema import current_memories, memory_evidence, memory_versions, messages, vector_index
 
 KEYWORD_WEIGHT = 0.5
 
@@ -43,9 +44,17 @@ class Recalled:
                 "expires_at": self.expires_at.isoformat() if self.expires_at else None}
 
 
+def keys_for_purpose(purpose: str) -> list[str]:
+    """Registry keys whose retrieval purposes include ``purpose``."""
+    return sorted(spec.normalized_key for spec in default_registry().keys.values()
+                  if purpose in spec.retrieval_purposes)
+
+
 def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int = 10,
            scope_kind: str | None = None, scope_key: str | None = None,
-           engine: Engine | None = None, now: datetime | None = None) -> list[Recalled]:
+           purpose: str | None = None, engine: Engine | None = None,
+           now: datetime | None = None) -> list[Recalled]:
+    """The recallable memories of one subject, best first (see the module docstring)."""
     now = now or utcnow()
     supported = exists().where(
         memory_evidence.c.memory_id == current_memories.c.memory_id,
@@ -68,6 +77,8 @@ def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int 
         stmt = stmt.where(current_memories.c.scope_kind == scope_kind)
     if scope_key:
         stmt = stmt.where(current_memories.c.scope_key == scope_key)
+    if purpose:
+        stmt = stmt.where(current_memories.c.normalized_key.in_(keys_for_purpose(purpose)))
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(stmt).all()
     return _rank(rows, query, k)
@@ -99,3 +110,26 @@ def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:
                  value=json.loads(r.value_json), score=s, expires_at=as_utc(r.expires_at))
         for r, s in ranked[:k]
     ]
+
+
+def recall_as_of(tenant_id: str, subject_id: str, *, valid_at: datetime, known_at: datetime,
+                 engine: Engine | None = None) -> list[dict[str, Any]]:
+    """Bi-temporal read: the versions that held at ``valid_at`` as the system knew them at
+    ``known_at`` (``valid_from``/``valid_to`` for the world, ``recorded_at``/``expired_at``
+    for the system). Forgotten versions are never returned: their values are erased."""
+    stmt = select(memory_versions).where(
+        memory_versions.c.tenant_id == tenant_id,
+        memory_versions.c.subject_id == subject_id,
+        memory_versions.c.status != MemoryStatus.FORGOTTEN,
+        memory_versions.c.valid_from <= valid_at,
+        or_(memory_versions.c.valid_to.is_(None), memory_versions.c.valid_to > valid_at),
+        memory_versions.c.recorded_at <= known_at,
+        or_(memory_versions.c.expired_at.is_(None), memory_versions.c.expired_at > known_at),
+    ).order_by(memory_versions.c.id)
+    with unit_of_work(engine or get_engine()) as uow:
+        rows = uow.conn.execute(stmt).all()
+    return [{"memory_id": r.memory_id, "version": r.version, "normalized_key": r.normalized_key,
+             "value": json.loads(r.value_json), "status": r.status,
+             "valid_from": as_utc(r.valid_from), "valid_to": as_utc(r.valid_to),
+             "recorded_at": as_utc(r.recorded_at), "expired_at": as_utc(r.expired_at)}
+            for r in rows]

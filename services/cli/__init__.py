@@ -1,0 +1,150 @@
+"""The ``memwarden`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+from services.cli.common import CliError, console
+from services.cli.memory_cmds import (
+    cmd_as_of,
+    cmd_audit,
+    cmd_forget,
+    cmd_memories,
+    cmd_proposals,
+    cmd_recall,
+    cmd_reject_memory,
+    cmd_revoke,
+    cmd_supersede,
+)
+from services.cli.pipeline_cmds import (
+    cmd_demo,
+    cmd_drain,
+    cmd_eval,
+    cmd_ingest,
+    cmd_migrate,
+    cmd_relay,
+    cmd_submit,
+    cmd_worker,
+)
+from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_principal, cmd_review
+from shared.config import get_settings
+
+STAGES = ("extractor", "gate", "revalidation", "vector_sink")
+
+
+def configure_logging(level: str, *, embedded: bool) -> None:
+    """Console logs at ``level``; the handler carries the level so that an eval capturing
+    every record for its secret scan does not also print them."""
+    handler = logging.StreamHandler()
+    handler.setLevel(level)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations run on every command
+    if embedded:
+        # In-process tasks would log one "succeeded" line per batch; noise in a CLI.
+        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memwarden", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+    def subject(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--tenant", required=True)
+        p.add_argument("--subject", required=True)
+
+    add("demo", cmd_demo, "run the bundled conversations through the embedded pipeline")
+    add("migrate", cmd_migrate, "bring the schema to the latest Alembic revision")
+    p = add("ingest", cmd_ingest, "store turns from a JSONL file (one turn per line)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--tenant", help="tenant for lines that do not name one")
+    p.add_argument("--no-extract", action="store_true", help="store as evidence only")
+    p.add_argument("--no-drain", action="store_true", help="embedded: leave events queued")
+    p = add("submit", cmd_submit, "send external MemoryProposals (JSONL) to the gate")
+    p.add_argument("file", type=Path)
+    p.add_argument("--api-key", help="a memory:propose key (default MEMWARDEN_API_KEY)")
+    subject(p := add("memories", cmd_memories, "a subject's memory versions as JSON"))
+    subject(p := add("proposals", cmd_proposals, "a subject's proposals and decisions as JSON"))
+    p = add("recall", cmd_recall, "what recall returns for a subject")
+    subject(p)
+    p.add_argument("--query")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--scope-kind")
+    p.add_argument("--purpose", help="only keys whose retrieval purposes include this")
+    p = add("as-of", cmd_as_of, "bi-temporal read: what held at --valid-at, as known at --known-at")
+    subject(p)
+    p.add_argument("--valid-at", required=True)
+    p.add_argument("--known-at")
+    p = add("supersede", cmd_supersede, "store an edited message as a new revision")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--message", required=True)
+    text = p.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text")
+    text.add_argument("--file", type=Path)
+    p = add("reject-memory", cmd_reject_memory, "the owner rejects a committed memory")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--memory", required=True)
+    p = add("audit", cmd_audit, "residue audit; exits 1 when anything is found")
+    p.add_argument("--tenant")
+    for name, handler, text in (("revoke", cmd_revoke, "revoke a source message"),
+                                ("forget", cmd_forget, "forget what a message taught")):
+        p = add(name, handler, text)
+        p.add_argument("--tenant", required=True)
+        p.add_argument("--message", required=True)
+    p = add("pending", cmd_pending, "pending confirmations of a tenant")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
+    for name in ("approve", "reject"):
+        p = add(name, cmd_review, f"{name} a pending candidate")
+        p.add_argument("--tenant", required=True)
+        p.add_argument("--proposal", required=True)
+        p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
+        if name == "approve":
+            p.add_argument("--payload-hash", required=True)
+    p = add("principal", cmd_principal, "create a principal and print its API key once")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--scope", action="append", required=True,
+                   help="memory:propose | memory:review | memory:read | memory:admin")
+    p = add("policy", cmd_policy, "set a tenant's policy profile")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--profile", required=True, choices=("auto", "review_all"))
+    p = add("eval", cmd_eval, "run labelled cases (SPEC §13) and print metrics")
+    p.add_argument("cases", type=Path)
+    p.add_argument("--snapshots", type=Path)
+    p.add_argument("--report", type=Path)
+    p.add_argument("--strict", action="store_true", help="exit 1 unless every case passes")
+    add("drain", cmd_drain, "embedded: process every queued event now")
+    p = add("worker", cmd_worker, "run one stage's Celery worker")
+    p.add_argument("stage", choices=STAGES)
+    p.add_argument("--concurrency", type=int, default=1)
+    p.add_argument("--pool", default="solo", choices=("solo", "prefork", "threads"))
+    add("relay", cmd_relay, "publish outbox rows to the stage queues")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(get_settings().log_level, embedded=get_settings().embedded)
+    try:
+        return int(args.handler(args))
+    except CliError as exc:
+        console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        return 2
+    except FileNotFoundError as exc:
+        console.print(f"[red]error:[/red] {exc.strerror}: {exc.filename}")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""Helpers every command uses: the engine, JSON in and out, credentials, refusals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from shared.config import get_settings
+from shared.db import get_engine, migrate
+
+console = Console()
+
+
+class CliError(Exception):
+    """A refusal the user can act on: printed without a traceback, exit code 2."""
+
+
+def open_engine() -> Any:
+    engine = get_engine()
+    migrate(engine)
+    return engine
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CliError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise CliError(f"{path}:{number}: expected a JSON object")
+            rows.append(row)
+    return rows
+
+
+def principal_from(args: argparse.Namespace, engine: Any) -> Any:
+    from shared.auth import Unauthenticated, authenticate
+
+    with engine.connect() as conn:
+        try:
+            return authenticate(conn, args.api_key or get_settings().api_key)
+        except Unauthenticated as exc:
+            raise CliError(f"{exc} (pass --api-key or set MEMWARDEN_API_KEY)") from None
+
+
+def drain_if_embedded() -> None:
+    if get_settings().embedded:
+        from services.pipeline import drain
+
+        drain()

@@ -1,0 +1,133 @@
+"""Commands that run the pipeline: demo, ingest, submit, eval, workers and the relay."""
+
+from __future__ import annotations
+
+import argparse
+
+from pydantic import ValidationError
+
+from services.cli.common import (
+    CliError,
+    console,
+    open_engine,
+    principal_from,
+    print_json,
+    read_jsonl,
+)
+from shared.config import get_settings
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from services.demo.run import run_demo
+
+    return run_demo(open_engine(), console)
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    open_engine()
+    console.print(f"schema at head on {get_settings().resolved_database_url.split('@')[-1]}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from services.ingest.io import IngestRefused, ingest_turns
+    from shared.models import Turn
+
+    rows = read_jsonl(args.file)
+    turns = []
+    for number, row in enumerate(rows, 1):
+        row.setdefault("tenant_id", args.tenant)
+        try:
+            turns.append(Turn.model_validate(row))
+        except ValidationError as exc:
+            fields = sorted({".".join(map(str, e["loc"])) + ": " + e["type"] for e in exc.errors()})
+            raise CliError(f"{args.file} turn {number}: invalid ({'; '.join(fields)})") from None
+    engine = open_engine()
+    try:
+        result = ingest_turns(turns, engine=engine, extract=not args.no_extract,
+                              max_text_chars=get_settings().max_text_chars)
+    except IngestRefused as exc:
+        raise CliError(str(exc)) from None
+    if get_settings().embedded and not args.no_drain:
+        from services.pipeline import drain
+
+        drain(engine)
+    print_json({"stored": result.stored, "duplicates": result.duplicates})
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from services.gate.io import GateContext, decide_batch
+    from shared.auth import Forbidden, Scope, authorize
+
+    engine = open_engine()
+    principal = principal_from(args, engine)
+    rows = read_jsonl(args.file)
+    for row in rows:
+        try:
+            authorize(principal, Scope.PROPOSE, str(row.get("tenant_id")))
+        except Forbidden as exc:
+            raise CliError(f"submit refused: {exc}") from None
+    receipts = decide_batch(rows, engine=engine,
+                            ctx=GateContext(proposed_by=principal.principal_id))
+    if get_settings().embedded:
+        from services.pipeline import drain
+
+        drain()
+    print_json([r.model_dump(mode="json") for r in receipts])
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from services.eval.judge import metrics
+    from services.eval.report import print_report, write_report
+    from services.eval.runner import run_cases
+
+    cases = read_jsonl(args.cases)
+    engine = open_engine()
+    if args.snapshots:
+        with args.snapshots.open("w", encoding="utf-8") as snap:
+            results = run_cases(cases, engine=engine, snapshots=snap)
+    else:
+        results = run_cases(cases, engine=engine)
+    m = metrics(results)
+    print_report(console, results, m)
+    if args.report:
+        write_report(args.report, results, m)
+    return 0 if m["passed"] == m["cases"] or not args.strict else 1
+
+
+def cmd_drain(args: argparse.Namespace) -> int:
+    from services.pipeline import drain
+
+    print_json({"events_processed": drain(open_engine())})
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import importlib
+
+    from shared.celery_app import STAGE_TASK_MODULES, Stage, app
+
+    if get_settings().embedded:
+        raise CliError("a worker needs MEMWARDEN_BROKER_URL (embedded mode runs tasks in-process)")
+    stage = Stage(args.stage)
+    open_engine()
+    importlib.import_module(STAGE_TASK_MODULES[stage])
+    app.worker_main(["worker", "-Q", stage.value, "-n", f"{stage.value}@%h",
+                     "--concurrency", str(args.concurrency), "--pool", args.pool,
+                     "--loglevel", get_settings().log_level, "--without-gossip",
+                     "--without-mingle", "--without-heartbeat"])
+    return 0
+
+
+def cmd_relay(args: argparse.Namespace) -> int:
+    from shared.celery_app import app
+    from shared.relay import celery_publisher, run_relay
+
+    settings = get_settings()
+    if settings.embedded:
+        raise CliError("the relay needs MEMWARDEN_BROKER_URL; embedded mode drains in-process")
+    run_relay(open_engine(), celery_publisher(app), limit=settings.max_batch,
+              poll_seconds=settings.relay_poll_seconds)
+    return 0

@@ -1,0 +1,92 @@
+"""Checksummed identity and payment numbers in folded text: cards, IBANs, national ids. Pure.
+
+Each finder yields ``(kind, start, end)`` over text already folded by
+:mod:`shared.textfold`. A shape alone never fires: the checksum (or, for US SSNs, the
+issuing rules) must hold too, which is what keeps order numbers and timestamps out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from shared.secret_checksums import (
+    IBAN_LENGTHS,
+    card_number_valid,
+    cn_resident_id_valid,
+    iban_valid,
+)
+
+PAYMENT_CARD = "payment_card"
+IBAN = "iban"
+CN_RESIDENT_ID = "cn_resident_id"
+US_SSN = "us_ssn"
+
+_CARD = re.compile(r"(?<![\dA-Za-z.,+/-])\d(?:[ -]?\d){11,18}(?![\dA-Za-z]|[.,]\d)")
+_CARD_CUE = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|卡", re.IGNORECASE)
+_NOT_CARD_CUE = re.compile(
+    r"order|tracking|invoice|\bref|ticket|booking|confirmation|transaction|serial|phone|\btel"
+    r"|mobile|fax|#|订单|单号|运单|快递|物流|流水|编号|工单|发票|电话|手机|序列号",
+    re.IGNORECASE,
+)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:ns|us|µs|ms|s|sec|seconds|bytes|[kmgt]i?b|units|rows|times|次|个|元|条|字节)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
+_CN_ID = re.compile(r"(?<![A-Za-z0-9])(\d{6}) ?(\d{8}) ?(\d{3}[\dXx])(?![A-Za-z0-9])")
+# SSA rules: area not 000/666/9xx, group not 00, serial not 0000. The dashed form is
+# distinctive enough alone; nine bare digits need the words SSN / social security nearby.
+_SSN_DASHED = re.compile(r"(?<![\d-])(?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_SSN_BARE = re.compile(
+    r"(?i:\bssn\b|social security)[^\d]{0,24}(?<!\d)"
+    r"((?!000|666|9)\d{3}(?!00)\d{2}(?!0000)\d{4})(?!\d)"
+)
+
+
+def find_cards(text: str) -> Iterator[tuple[str, int, int]]:
+    """Card numbers: 12-19 digits, single spaces or dashes, network prefix and Luhn."""
+    for m in _CARD.finditer(text):
+        groups = re.split(r"[ -]", m.group())
+        mixed_separators = " " in m.group() and "-" in m.group()
+        if mixed_separators or min(map(len, groups)) < 3:
+            continue  # a list of short numbers, not one card written in groups
+        if not card_number_valid("".join(groups)):
+            continue
+        if _UNIT_AFTER.match(text, m.end()):
+            continue  # "took 5953121612456 ns": a measurement
+        before = text[max(0, m.start() - 24) : m.start()]
+        wider = text[max(0, m.start() - 48) : m.start()]
+        if _NOT_CARD_CUE.search(before) and not _CARD_CUE.search(wider):
+            continue  # "order #4111…": a Luhn-valid order or tracking number
+        yield PAYMENT_CARD, m.start(), m.end()
+
+
+def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
+    """IBANs, compact or in space-separated groups, with the country's length and mod 97."""
+    for m in _IBAN_HEAD.finditer(text):
+        length = IBAN_LENGTHS.get(m.group()[:2].upper())
+        if length is None:
+            continue
+        chars, end = list(m.group()), m.end()
+        while len(chars) < length and end < len(text):
+            if text[end].isascii() and text[end].isalnum():
+                chars.append(text[end])
+            elif not (text[end] == " " and end + 1 < len(text) and text[end + 1].isalnum()):
+                break
+            end += 1
+        if end < len(text) and text[end].isascii() and text[end].isalnum():
+            continue  # the run goes on: longer than this country's IBAN
+        if len(chars) == length and iban_valid("".join(chars)):
+            yield IBAN, m.start(), end
+
+
+def find_national_ids(text: str) -> Iterator[tuple[str, int, int]]:
+    """Chinese resident ids (GB 11643) and US social security numbers."""
+    for m in _CN_ID.finditer(text):
+        if cn_resident_id_valid("".join(m.groups())):
+            yield CN_RESIDENT_ID, m.start(), m.end()
+    for m in _SSN_DASHED.finditer(text):
+        yield US_SSN, m.start(), m.end()
+    for m in _SSN_BARE.finditer(text):
+        yield US_SSN, *m.span(1)

@@ -1,0 +1,276 @@
+"""Find secrets in chat text so the gate can refuse them (SPEC §5.6). Pure and deterministic.
+
+Layers, all run on text folded by :mod:`shared.textfold` (NFKC, zero-width characters
+dropped) with offsets mapped back to the ORIGINAL text:
+
+1. Vendor formats. From detect-secrets' plugin ``denylist`` regexes: AWS access key ids and
+   quoted AWS secrets, GitHub classic tokens, GitLab tokens (all prefixes), Slack tokens and
+   webhooks, Stripe live keys, legacy OpenAI keys, ``.npmrc`` auth tokens, PEM private key
+   markers, Basic-auth URLs, Discord, SendGrid, Twilio, Telegram, PyPI, Mailchimp, Square
+   and Azure storage keys; its JWT ``is_formally_valid`` check. Added here because those
+   plugins miss them: ``github_pat_`` and 30+ char ``gh?_`` tokens, any-shape ``glpat-``,
+   ``xox?-`` without digit groups, ``sk_test_``/``rk_*`` Stripe keys, ``sk-``/``sk-proj-``
+   OpenAI-style keys, bare ``npm_`` tokens, Google ``AIza`` keys, AWS secret keys named in
+   the sentence, JWTs whose header must decode to JSON with ``alg``, whole PEM blocks.
+2. Checksummed numbers (:mod:`shared.secret_numbers`): payment cards (network prefix and
+   length, Luhn), IBANs (country length, mod 97), Chinese resident ids (GB 11643 check
+   digit, real birth date), US SSNs (issuing rules).
+3. Stated passwords, PINs, keys and id numbers (:mod:`shared.secret_phrases`), English and
+   Chinese: the value after a cue such as ``my password is`` or ``密码是``.
+4. High-entropy tokens: long mixed-case-and-digit strings in no other shape.
+
+A finding holds only a kind and offsets, never the matched text, so neither its repr nor
+any error derived from it can leak the secret; this module logs nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from shared import secret_numbers, secret_phrases
+from shared.textfold import fold
+
+
+class SecretKind(StrEnum):
+    GITHUB_TOKEN = "github_token"
+    GITLAB_TOKEN = "gitlab_token"
+    SLACK_TOKEN = "slack_token"
+    STRIPE_KEY = "stripe_key"
+    OPENAI_KEY = "openai_key"
+    NPM_TOKEN = "npm_token"
+    PYPI_TOKEN = "pypi_token"
+    GOOGLE_API_KEY = "google_api_key"
+    AWS_ACCESS_KEY = "aws_access_key"
+    AWS_SECRET_KEY = "aws_secret_key"
+    AZURE_STORAGE_KEY = "azure_storage_key"
+    DISCORD_TOKEN = "discord_token"
+    SENDGRID_KEY = "sendgrid_key"
+    TWILIO_KEY = "twilio_key"
+    TELEGRAM_TOKEN = "telegram_token"
+    MAILCHIMP_KEY = "mailchimp_key"
+    SQUARE_SECRET = "square_secret"
+    JWT = "jwt"
+    PRIVATE_KEY = "private_key"
+    GENERIC_API_KEY = "generic_api_key"
+    PASSWORD = "password"
+    PIN = "pin"
+    PAYMENT_CARD = "payment_card"
+    IBAN = "iban"
+    CN_RESIDENT_ID = "cn_resident_id"
+    US_SSN = "us_ssn"
+    NATIONAL_ID = "national_id"
+    HIGH_ENTROPY = "high_entropy"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFinding:
+    """A secret of ``kind`` at ``[start, end)`` (code points) of the text that was scanned.
+
+    Holds no copy of the secret, so printing or logging a finding is always safe.
+    """
+
+    kind: SecretKind
+    start: int
+    end: int
+
+
+_K = SecretKind
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_-]")
+# (kind, pattern, group holding the secret, extend the span over trailing token chars)
+_VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
+    *((_K.GITHUB_TOKEN, p, 0, True) for p in GitHubTokenDetector.denylist),
+    (_K.GITHUB_TOKEN, re.compile(r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,}", re.A), 0, True),
+    *((_K.GITLAB_TOKEN, p, 0, True) for p in GitLabTokenDetector.denylist),
+    (_K.GITLAB_TOKEN, re.compile(r"glpat-[A-Za-z0-9_-]{16,}"), 0, True),
+    *((_K.SLACK_TOKEN, p, 0, True) for p in SlackDetector.denylist),
+    (_K.SLACK_TOKEN, re.compile(r"xox[abeoprs]-[A-Za-z0-9-]{10,}"), 0, True),
+    *((_K.STRIPE_KEY, p, 0, True) for p in StripeDetector.denylist),
+    (_K.STRIPE_KEY, re.compile(r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0, True),
+    *((_K.OPENAI_KEY, p, 0, True) for p in OpenAIDetector.denylist),
+    (_K.OPENAI_KEY, re.compile(r"sk-(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{20,}", re.ASCII), 0, True),
+    *((_K.NPM_TOKEN, p, 1, False) for p in NpmDetector.denylist),
+    (_K.NPM_TOKEN, re.compile(r"npm_[A-Za-z0-9]{36}"), 0, True),
+    *((_K.PYPI_TOKEN, p, 0, True) for p in PypiTokenDetector.denylist),
+    (_K.GOOGLE_API_KEY, re.compile(r"AIza[0-9A-Za-z_-]{35}"), 0, True),
+    (_K.AWS_ACCESS_KEY, AWSKeyDetector.denylist[0], 0, True),
+    (_K.AWS_SECRET_KEY, AWSKeyDetector.denylist[1], 1, False),
+    *((_K.AZURE_STORAGE_KEY, p, 0, False) for p in AzureStorageKeyDetector.denylist),
+    *((_K.DISCORD_TOKEN, p, 0, True) for p in DiscordBotTokenDetector.denylist),
+    *((_K.SENDGRID_KEY, p, 0, True) for p in SendGridDetector.denylist),
+    *((_K.TWILIO_KEY, p, 0, True) for p in TwilioKeyDetector.denylist),
+    *((_K.TELEGRAM_TOKEN, p, 0, True) for p in TelegramBotTokenDetector.denylist),
+    *((_K.MAILCHIMP_KEY, p, 0, True) for p in MailchimpDetector.denylist),
+    *((_K.SQUARE_SECRET, p, 0, True) for p in SquareOAuthDetector.denylist),
+    *((_K.PASSWORD, p, 1, False) for p in BasicAuthDetector.denylist),
+    # ArtifactoryDetector is left out: its "AP[0-9A-F]…" password shape matches upper-case
+    # words such as APACHECOMMONS in prose.
+)
+
+_AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{16}", re.IGNORECASE)
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
+_PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2[^\n]*----")
+_ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
+
+# When spans collide, the more specific reading names the finding.
+_RANK = {
+    _K.HIGH_ENTROPY: 0, _K.GENERIC_API_KEY: 1, _K.PASSWORD: 1, _K.PIN: 1,
+    _K.NATIONAL_ID: 1, _K.PAYMENT_CARD: 2, _K.IBAN: 3, _K.CN_RESIDENT_ID: 3, _K.US_SSN: 3,
+}
+
+
+def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    for kind, pattern, group, extend in _VENDOR:
+        for m in pattern.finditer(text):
+            if m.group(group) is None:
+                continue
+            start, end = m.span(group)
+            if start > 0 and text[start - 1].isalnum() and text[start - 1].isascii():
+                continue  # inside a longer word, not a token of this shape
+            while extend and end < len(text) and _TOKEN_CHAR.match(text[end]):
+                end += 1
+            yield kind, start, end
+    if _AWS_CONTEXT.search(text):
+        for m in _AWS_SECRET.finditer(text):
+            token = m.group()
+            # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
+            if not token.islower() and not token.isupper() and not token.isalpha():
+                yield _K.AWS_SECRET_KEY, m.start(), m.end()
+
+
+def _jwt_header_has_alg(token: str) -> bool:
+    head = token.split(".", 1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    except (ValueError, binascii.Error):
+        return False
+    return isinstance(decoded, dict) and "alg" in decoded
+
+
+def _jwts(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    for m in _JWT.finditer(text):
+        if _jwt_header_has_alg(m.group()) and JwtTokenDetector.is_formally_valid(m.group()):
+            yield _K.JWT, m.start(), m.end()
+
+
+def _private_keys(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    for pattern in PrivateKeyDetector.denylist:
+        for m in pattern.finditer(text):
+            start = text.rfind("-----", max(0, m.start() - 6), m.start())
+            start = m.start() if start < 0 else start
+            # Without an END line the rest of the message is the key body: redact all of it.
+            end_m = _PEM_END.search(text, m.end())
+            yield _K.PRIVATE_KEY, start, end_m.end() if end_m else len(text)
+
+
+def _mixed(token: str) -> bool:
+    return (
+        sum(c.isupper() for c in token) >= 2
+        and sum(c.islower() for c in token) >= 2
+        and sum(c.isdigit() for c in token) >= 2
+    )
+
+
+_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z0-9]+")
+
+
+def _looks_random(token: str) -> bool:
+    """Random keys switch character class every 1-2 chars; CamelCase names and slugs do not."""
+    counts = Counter(token)
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    runs = len(_RUN.findall(token))
+    return entropy >= 3.5 and runs / len(token) >= 0.35
+
+
+def _high_entropy(
+    text: str, taken: list[tuple[SecretKind, int, int]]
+) -> Iterator[tuple[SecretKind, int, int]]:
+    for m in _ENTROPY_TOKEN.finditer(text):
+        if any(s < m.end() and m.start() < e for _, s, e in taken):
+            continue  # already named by a more specific layer ("TOKEN=ghp_…")
+        chunk_start = max(text.rfind(" ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+        if "://" in text[chunk_start : m.start()]:
+            continue  # a URL path (document or video id); URL credentials are layer 1 and 3
+        token = m.group().rstrip("=")
+        if len(token) >= 20 and _mixed(token) and _looks_random(token):
+            yield _K.HIGH_ENTROPY, m.start(), m.end()
+
+
+def _layers_2_and_3(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    for finder in (
+        secret_numbers.find_cards,
+        secret_numbers.find_ibans,
+        secret_numbers.find_national_ids,
+        secret_phrases.find_phrase_secrets,
+    ):
+        for kind, start, end in finder(text):
+            yield SecretKind(kind), start, end
+
+
+def _resolve(raw: list[tuple[SecretKind, int, int]]) -> list[tuple[SecretKind, int, int]]:
+    """Drop findings inside a larger one and, for one span, keep the most specific kind."""
+    best: dict[tuple[int, int], SecretKind] = {}
+    for kind, start, end in raw:
+        held = best.get((start, end))
+        if held is None or _RANK.get(kind, 9) > _RANK.get(held, 9):
+            best[(start, end)] = kind
+    spans = sorted(best, key=lambda s: (s[0], -s[1]))
+    kept: list[tuple[SecretKind, int, int]] = []
+    for start, end in spans:
+        if any(s <= start and end <= e for _, s, e in kept):
+            continue
+        kept.append((best[(start, end)], start, end))
+    return kept
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """Every secret in ``text``, ordered by start, offsets into ``text`` as given.
+
+    Never raises on any string input and never copies the secret anywhere.
+    """
+    folded = fold(text)
+    t = folded.text
+    raw = [*_vendor(t), *_jwts(t), *_private_keys(t), *_layers_2_and_3(t)]
+    raw += _high_entropy(t, raw)
+    found = []
+    for kind, start, end in _resolve([r for r in raw if r[2] > r[1]]):
+        orig_start, orig_end = folded.span(start, end)
+        found.append(SecretFinding(kind, orig_start, orig_end))
+    return found
+
+
+def contains_secret(text: str) -> bool:
+    """True when :func:`find_secrets` finds anything in ``text``."""
+    return bool(find_secrets(text))
+
+
+def secret_kinds(text: str) -> list[str]:
+    """The sorted, unique kinds found in ``text``: safe to put in reason codes."""
+    return sorted({str(f.kind) for f in find_secrets(text)})

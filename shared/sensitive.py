@@ -1,0 +1,178 @@
+"""Sensitive content in a sentence or value (SPEC §5.6), English and Chinese. Pure.
+
+The gate treats these categories the same whatever key a proposal filed the claim under,
+so the cues look at content, not at keys. Choices:
+
+* ``live in <Place>`` / ``我住在北京`` counts as PRECISE_LOCATION even for a bare city: the
+  registry files any residence under ``profile.location``, which is sensitive anyway, and a
+  city plus other facts narrows a person down. Only a capitalised place (or a number, or a
+  Chinese place) counts, so ``I live in the terminal`` / ``I live in vim`` do not.
+* THIRD_PERSON needs a relation word (``my colleague``, ``我老板``) followed by a fact verb
+  (``lives``, ``prefers``, ``住``, ``喜欢``); pronouns alone are not tracked.
+* CONTACT needs an actual address or number, or a first-person cue (``my phone number``,
+  ``手机号``); the word ``email`` alone is a preference topic, not a contact detail.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from shared.textfold import fold
+
+
+class SensitiveCategory(StrEnum):
+    HEALTH = "health"
+    PRECISE_LOCATION = "precise_location"
+    CONTACT = "contact"
+    RELIGION = "religion"
+    POLITICS = "politics"
+    SEXUALITY = "sexuality"
+    THIRD_PERSON = "third_person"
+
+
+def _words(*alternatives: str) -> str:
+    return r"\b(?:" + "|".join(alternatives) + r")\b"
+
+
+_HEALTH_EN = _words(
+    r"diabet(?:es|ic)", r"depress(?:ion|ed|ive)", r"anxiety(?: disorder)?", "adhd", "autis[mt]ic?",
+    "bipolar", "schizophreni[ac]", "ptsd", r"cancers?", r"tumou?rs?", "chemo(?:therapy)?",
+    "hiv", "hepatitis", "asthma(?:tic)?", "epilep(?:sy|tic)", r"seizures?",
+    "pregnan(?:t|cy)", "miscarriage", "abortion", "infertil(?:e|ity)", "ivf",
+    r"allerg(?:y|ies|ic)", r"disabilit(?:y|ies)", "disabled", "wheelchair", "dementia",
+    "alzheimer'?s?", "parkinson'?s?", r"migraines?", "insomnia", r"medications?",
+    "prescri(?:bed|ption)",
+    r"antidepressants?", "insulin", r"therap(?:y|ist)", "psychiatri(?:st|c)", "diagnosed",
+    r"surgery", "blood pressure", "hypertension", "heart attack", "eating disorder", "anorexi[ac]",
+    "bulimi[ac]", "rehab", "addict(?:ed|ion)", "alcoholic", "mental health",
+    "chronic (?:pain|illness)",
+    r"illness", r"disease", "blood type", "herpes", "covid", "sick leave", "my doctor",
+)
+_HEALTH_CASED = r"\bAIDS\b"  # upper-case only: "hearing aids" is not a diagnosis
+_HEALTH_ZH = (
+    r"糖尿病|抑郁|焦虑症|癌|肿瘤|化疗|艾滋|乙肝|肝炎|哮喘|癫痫|怀孕|孕期|流产|不孕|过敏|残疾|痴呆"
+    r"|阿尔茨海默|帕金森|失眠|偏头痛|高血压|心脏病|血型|自闭症|多动症|精神科|心理医生|心理咨询"
+    r"|医院|住院|手术|诊断(?:出|为)|确诊|处方|吃药|服药|(?<![毛语通弊诟])病(?![毒句])|(?<![火弹农炸])药(?!丸)"
+)
+
+# A capitalised place, but not the tools people say they "live in".
+_PLACE_EN = (
+    r"(?:the\s+)?(?!(?:Vim|Emacs|VS|VSCode|Terminal|Linux|Windows|Slack|Excel|Jira|Notion"
+    r"|GitHub|Docker|Zoom|Teams|Chrome|Python)\b)[A-Z0-9]"
+)
+_LOCATION_EN = re.compile(
+    r"(?i:\b(?:i|we)(?:'m| am|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?"
+    r"(?:live|living|reside|residing|based|located|stay(?:ing)?|moved|moving)\s+(?:in|at|near|on|to)\s+)"
+    + _PLACE_EN
+    + r"|(?i:\b(?:live[sd]?|living|reside[sd]?|residing)\s+(?:in|at|near)\s+)"
+    + _PLACE_EN
+    + r"|(?i:\b(?:i|we)\s+live\s+at\b|\b(?:home|postal|mailing|street|my|our)\s+address\b"
+    r"|\bmy\s+(?:zip|postal)\s*code\b|\bpostcode\b)"
+    r"|\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Way|Lane|Ln|Boulevard|Blvd"
+    r"|Drive|Dr|Court|Ct|Place|Pl|Terrace|Crescent|Close|Square|Highway|Hwy)\b"
+    r"|-?\b\d{1,2}\.\d{4,},\s*-?\d{1,3}\.\d{4,}\b",
+)
+# "住" is also the complement of many verbs (记住 remember, 忍住, 抓住…): not a residence.
+_LOCATION_ZH = re.compile(
+    r"家住|我家在|家庭住址|住址|(?:我的|家的|收货|邮寄)地址|地址是"
+    r"|(?<![记抓忍挡站保拦顶稳盯守止卡不挺压按锁罩困绑拴扣揪围接])住(?:在)?"
+    r"(?![院宿手口持址房户]|酒店|宾馆|民宿)[\u4e00-\u9fff]{2}"
+    r"|[\u4e00-\u9fff]{1,10}(?:路|街|大道|巷|弄)\d+号|(?<!\d)\d+(?:号楼|栋|单元|室)"
+)
+
+_CONTACT = re.compile(
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)"
+    r"|(?<![\w+])\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}(?!\d)"
+    r"|(?<!\d)\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?!\d)"
+    r"|\bmy\s+(?:(?:phone|cell|mobile|telephone|contact|work|home)\s+)?"
+    r"(?:number|e-?mail\s+address|e-?mail\s*(?:is\b|:))"
+    r"|\b(?:call|text|reach|email|e-mail|ping)\s+me\s+(?:at|on)\b"
+    r"|\bmy\s+(?:wechat|whatsapp|telegram|signal|skype|qq)\b"
+    r"|手机号|电话号|联系电话|联系方式|微信号|加我微信|我的微信|邮箱(?:是|地址)|QQ号",
+    re.IGNORECASE,
+)
+
+_RELIGION = re.compile(
+    _words(
+        "christians?", "christianity", "catholics?", "protestants?", "muslims?", "islam(?:ic)?",
+        "jewish", "judaism", "hindus?", "hinduism", "buddhists?", "buddhism", "atheists?",
+        "agnostics?", "mormons?", "sikhs?", "church", "mosque", "synagogue", "bible", "quran",
+        "koran", "ramadan", "religion", "religious", "my faith", "i pray", "baptized", "baptised",
+    )
+    + r"|信佛|佛教|基督|天主教|伊斯兰|穆斯林|犹太教|道教|信教|宗教|无神论|做礼拜|受洗|清真|信仰",
+    re.IGNORECASE,
+)
+_POLITICS = re.compile(
+    _words(
+        r"vot(?:e|ed|es|ing)\s+(?:for|against)", "democrats?", "republicans?", "tory", "tories",
+        "labour party", "libertarians?", "socialists?", "communists?", "marxists?", "fascists?",
+        "party member(?:ship)?", r"member of the \w+ party", "political", "politics",
+        # Bare "election" is also Raft leader election; name the kind of election.
+        "left-wing", "right-wing", "(?:presidential|general|midterm|local) elections?", "ballot",
+        r"i(?:'m| am) (?:a |very |pretty )?(?:liberal|conservative|progressive)",
+    )
+    + r"|党员|入党|共产党|民主党|共和党|国民党|民进党|投票给|投给|大选|总统选举|政治|政党"
+    r"|左派|右派",
+    re.IGNORECASE,
+)
+_SEXUALITY = re.compile(
+    _words(
+        "gay", "lesbian", "bisexual", "transgender", "queer", "homosexual", "heterosexual",
+        "asexual", "pansexual", "lgbtq?\\+?", "sexual orientation", "came out as",
+        "i(?:'m| am) straight",
+        "non-binary", "nonbinary",
+    )
+    + r"|同性恋|双性恋|异性恋|跨性别|性取向|出柜|[男女]同(?![事学胞])|无性恋",
+    re.IGNORECASE,
+)
+
+_RELATION_EN = (
+    r"colleague|co-?worker|manager|boss|wife|husband|partner|girlfriend|boyfriend|son|daughter"
+    r"|mom|mum|mother|dad|father|sister|brother|friend|neighbou?r|roommate|flatmate|teammate"
+    r"|team lead|client|customer|kid|child|children|parents|grandma|grandmother|grandpa"
+    r"|grandfather|aunt|uncle|cousin|spouse|fianc[eé]e?|landlord|tenant|teacher|intern|cto|ceo"
+)
+_FACT_EN = (
+    r"is|was|has|had|lives|lived|prefers|preferred|likes|loves|hates|uses|used|works|worked|got"
+    r"|gets|takes|needs|wants|earns|makes|believes|votes|voted|drinks|smokes|suffers|goes|went"
+    r"|owns|moved|thinks|can't|cannot|doesn't|does|isn't|are|were|have|aren't"
+)
+_THIRD_EN = re.compile(
+    rf"\b(?:my|our)\s+(?:{_RELATION_EN})s?(?:'s\b|\s+(?:also\s+|really\s+|still\s+|just\s+)?(?:{_FACT_EN})\b)",
+    re.IGNORECASE,
+)
+_THIRD_ZH = re.compile(
+    r"(?:同事|老板|领导|经理|上司|老婆|老公|妻子|丈夫|媳妇|女朋友|男朋友|女友|男友|我妈|妈妈|我爸|爸爸"
+    r"|母亲|父亲|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|朋友|室友|邻居|客户|同学|老师|爷爷|奶奶|外公|外婆"
+    r"|舅舅|阿姨|叔叔)(?:们)?(?:也|都|一直|最近|现在|已经|刚|还|经常|平时|每天|今年)?"
+    r"(?:住|是|有|喜欢|爱|讨厌|用|在|得了|患|怀孕|信|投|习惯|偏好|的|不|没|会|要|想|打算)"
+)
+
+_CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str], ...]], ...] = (
+    (
+        SensitiveCategory.HEALTH,
+        (re.compile(_HEALTH_EN, re.IGNORECASE), re.compile(_HEALTH_CASED), re.compile(_HEALTH_ZH)),
+    ),
+    (SensitiveCategory.PRECISE_LOCATION, (_LOCATION_EN, _LOCATION_ZH)),
+    (SensitiveCategory.CONTACT, (_CONTACT,)),
+    (SensitiveCategory.RELIGION, (_RELIGION,)),
+    (SensitiveCategory.POLITICS, (_POLITICS,)),
+    (SensitiveCategory.SEXUALITY, (_SEXUALITY,)),
+    (SensitiveCategory.THIRD_PERSON, (_THIRD_EN, _THIRD_ZH)),
+)
+
+
+def sensitive_categories(text: str) -> list[SensitiveCategory]:
+    """The sorted, unique sensitive categories whose cues occur in ``text``.
+
+    Matches on the NFKC-folded text with zero-width characters removed, so full-width or
+    split words are still seen. Returns ``[]`` for ordinary preferences.
+    """
+    folded = fold(text).text
+    return sorted(
+        category
+        for category, patterns in _CHECKS
+        if any(p.search(folded) for p in patterns)
+    )
