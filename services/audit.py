@@ -35,8 +35,12 @@ class AuditReport:
         return not self.findings
 
     def as_json(self) -> dict[str, Any]:
-        return {"clean": self.clean, "findings": self.findings, "checked": self.checked,
-                "caches": "none: recall reads the projection and the vector table directly"}
+        return {
+            "clean": self.clean,
+            "findings": self.findings,
+            "checked": self.checked,
+            "caches": "none: recall reads the projection and the vector table directly",
+        }
 
 
 def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> AuditReport:
@@ -51,48 +55,103 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
         messages.c.tenant_id == memory_evidence.c.tenant_id,
         messages.c.message_id == memory_evidence.c.message_id,
         messages.c.revision == memory_evidence.c.revision,
-        messages.c.status == MessageStatus.ACTIVE)
+        messages.c.status == MessageStatus.ACTIVE,
+    )
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
-        projection = conn.execute(scoped(
-            select(current_memories.c.memory_id, current_memories.c.version,
-                   memory_versions.c.status, supported.label("supported"))
-            .join(memory_versions, and_(
-                memory_versions.c.memory_id == current_memories.c.memory_id,
-                memory_versions.c.version == current_memories.c.version), isouter=True),
-            current_memories)).all()
+        projection = conn.execute(
+            scoped(
+                select(
+                    current_memories.c.memory_id,
+                    current_memories.c.version,
+                    memory_versions.c.status,
+                    supported.label("supported"),
+                ).join(
+                    memory_versions,
+                    and_(
+                        memory_versions.c.memory_id == current_memories.c.memory_id,
+                        memory_versions.c.version == current_memories.c.version,
+                    ),
+                    isouter=True,
+                ),
+                current_memories,
+            )
+        ).all()
         for r in projection:
             if r.status != MemoryStatus.COMMITTED:
-                report.findings.append({"where": "projection", "memory": f"{r.memory_id}:{r.version}",
-                                        "problem": f"status {r.status}"})
+                report.findings.append(
+                    {
+                        "where": "projection",
+                        "memory": f"{r.memory_id}:{r.version}",
+                        "problem": f"status {r.status}",
+                    }
+                )
             elif not r.supported:
-                report.findings.append({"where": "projection", "memory": f"{r.memory_id}:{r.version}",
-                                        "problem": "no active supporting message"})
+                report.findings.append(
+                    {
+                        "where": "projection",
+                        "memory": f"{r.memory_id}:{r.version}",
+                        "problem": "no active supporting message",
+                    }
+                )
         current = {(r.memory_id, r.version) for r in projection}
-        vectors = conn.execute(scoped(select(vector_index.c.memory_id, vector_index.c.version),
-                                      vector_index)).all()
+        vectors = conn.execute(
+            scoped(select(vector_index.c.memory_id, vector_index.c.version), vector_index)
+        ).all()
         for r in vectors:
             if (r.memory_id, r.version) not in current:
-                report.findings.append({"where": "vector_index", "memory": f"{r.memory_id}:{r.version}",
-                                        "problem": "not a current committed version"})
-        for r in conn.execute(scoped(select(suppressions.c.subject_id, suppressions.c.content_hash),
-                                     suppressions)):
+                report.findings.append(
+                    {
+                        "where": "vector_index",
+                        "memory": f"{r.memory_id}:{r.version}",
+                        "problem": "not a current committed version",
+                    }
+                )
+        for r in conn.execute(
+            scoped(select(suppressions.c.subject_id, suppressions.c.content_hash), suppressions)
+        ):
             if not HASH.match(r.content_hash):
-                report.findings.append({"where": "suppressions", "subject": r.subject_id,
-                                        "problem": "holds something other than a hash"})
-        kept = conn.execute(scoped(select(memory_versions.c.memory_id, memory_versions.c.version)
-                                   .where(memory_versions.c.status == MemoryStatus.FORGOTTEN,
-                                          memory_versions.c.value_json != "null"),
-                                   memory_versions)).all()
+                report.findings.append(
+                    {
+                        "where": "suppressions",
+                        "subject": r.subject_id,
+                        "problem": "holds something other than a hash",
+                    }
+                )
+        kept = conn.execute(
+            scoped(
+                select(memory_versions.c.memory_id, memory_versions.c.version).where(
+                    memory_versions.c.status == MemoryStatus.FORGOTTEN,
+                    memory_versions.c.value_json != "null",
+                ),
+                memory_versions,
+            )
+        ).all()
         for r in kept:
-            report.findings.append({"where": "memory_versions", "memory": f"{r.memory_id}:{r.version}",
-                                    "problem": "forgotten value still stored"})
-        undrained = conn.execute(scoped(select(func.count()).select_from(outbox)
-                                        .where(outbox.c.sent_at.is_(None)), outbox)).scalar_one()
+            report.findings.append(
+                {
+                    "where": "memory_versions",
+                    "memory": f"{r.memory_id}:{r.version}",
+                    "problem": "forgotten value still stored",
+                }
+            )
+        undrained = conn.execute(
+            scoped(
+                select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None)), outbox
+            )
+        ).scalar_one()
         if undrained:
-            report.findings.append({"where": "outbox", "problem":
-                                    f"{undrained} events not yet relayed; run after the cascade drains"})
-        report.checked = {"projection_rows": len(projection), "vector_rows": len(vectors),
-                          "proposals": conn.execute(scoped(select(func.count()).select_from(proposals),
-                                                           proposals)).scalar_one()}
+            report.findings.append(
+                {
+                    "where": "outbox",
+                    "problem": f"{undrained} events not yet relayed; run after the cascade drains",
+                }
+            )
+        report.checked = {
+            "projection_rows": len(projection),
+            "vector_rows": len(vectors),
+            "proposals": conn.execute(
+                scoped(select(func.count()).select_from(proposals), proposals)
+            ).scalar_one(),
+        }
     return report

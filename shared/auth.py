@@ -45,27 +45,36 @@ class Principal:
         return scope in self.scopes or Scope.ADMIN in self.scopes
 
 
-def create_principal(conn: Connection, principal_id: str, tenant_id: str,
-                     scopes: list[Scope]) -> str:
+def create_principal(
+    conn: Connection, principal_id: str, tenant_id: str, scopes: list[Scope]
+) -> str:
     """Store a new principal; returns its API key, which is not stored and never shown again."""
     if not scopes:
         raise ValueError("a principal needs at least one scope")
     key = KEY_PREFIX + secrets.token_urlsafe(32)
-    conn.execute(principals.insert().values(
-        principal_id=principal_id, tenant_id=tenant_id, key_hash=sha256_hex(key),
-        scopes=json.dumps(sorted(s.value for s in scopes)), created_at=utcnow()))
+    conn.execute(
+        principals.insert().values(
+            principal_id=principal_id,
+            tenant_id=tenant_id,
+            key_hash=sha256_hex(key),
+            scopes=json.dumps(sorted(s.value for s in scopes)),
+            created_at=utcnow(),
+        )
+    )
     return key
 
 
 def authenticate(conn: Connection, api_key: str | None) -> Principal:
     if not api_key or not api_key.startswith(KEY_PREFIX):
         raise Unauthenticated("missing or malformed API key")
-    row = conn.execute(select(principals).where(
-        principals.c.key_hash == sha256_hex(api_key))).first()
+    row = conn.execute(
+        select(principals).where(principals.c.key_hash == sha256_hex(api_key))
+    ).first()
     if row is None or row.disabled_at is not None:
         raise Unauthenticated("unknown or disabled API key")
-    return Principal(row.principal_id, row.tenant_id,
-                     frozenset(Scope(s) for s in json.loads(row.scopes)))
+    return Principal(
+        row.principal_id, row.tenant_id, frozenset(Scope(s) for s in json.loads(row.scopes))
+    )
 
 
 def authorize(principal: Principal, scope: Scope, tenant_id: str) -> None:

@@ -41,8 +41,14 @@ class Feature(StrEnum):
 
 NOT_DURABLE = frozenset(
     {
-        Feature.ONE_TIME, Feature.HYPOTHETICAL, Feature.QUESTION, Feature.REPORTED,
-        Feature.UNCERTAIN, Feature.FUTURE_PLAN, Feature.SARCASM, Feature.TRANSIENT,
+        Feature.ONE_TIME,
+        Feature.HYPOTHETICAL,
+        Feature.QUESTION,
+        Feature.REPORTED,
+        Feature.UNCERTAIN,
+        Feature.FUTURE_PLAN,
+        Feature.SARCASM,
+        Feature.TRANSIENT,
     }
 )
 

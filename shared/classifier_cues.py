@@ -108,8 +108,13 @@ EN_DURABLE_FROM_NOW = (
 )
 # Phrases that contain a negation word without negating the claim; removed before matching.
 EN_NEGATION_EXEMPT = (
-    r"\b(?:don't|do not|never) forget\b", r"\bnot only\b", r"\bno matter\b",
-    r"\bnever mind\b", r"\bwhether or not\b", r"\bno problem\b", r"\bno worries\b",
+    r"\b(?:don't|do not|never) forget\b",
+    r"\bnot only\b",
+    r"\bno matter\b",
+    r"\bnever mind\b",
+    r"\bwhether or not\b",
+    r"\bno problem\b",
+    r"\bno worries\b",
     r"^(?:no|nope|nah)\s*[,.!:;-]",  # "No, I prefer yarn": a correction, not a negation
 )
 EN_NEGATED = (
@@ -119,20 +124,36 @@ EN_NEGATED = (
     r"\b(?:dislikes?|hates?|can't stand|avoids?|stopped|quit|gave up|switched away from)\b",
 )
 EN_ONE_TIME = (
-    r"\bthis time\b", r"\b(?:just )?this once\b", r"\bjust once\b", r"\bfor now\b",
-    r"\bfor the time being\b", r"\bfor the moment\b", r"\bjust for (?:this|today|now)\b",
+    r"\bthis time\b",
+    r"\b(?:just )?this once\b",
+    r"\bjust once\b",
+    r"\bfor now\b",
+    r"\bfor the time being\b",
+    r"\bfor the moment\b",
+    r"\bjust for (?:this|today|now)\b",
     r"\bfor this (?!reason\b|purpose\b|kind\b|sort\b|type\b|is\b)\w+",
     r"\bfor the current (?:task|session|project|run|sprint|ticket|issue|build|release)\b",
-    r"\b(?:today|tonight) only\b", r"\bonly (?:for )?(?:today|tonight)\b",
-    r"\bjust (?:for )?(?:today|tonight)\b", r"\bfor today\b", r"\btemporar(?:il)?y\b",
-    r"\bin this (?:session|chat|conversation|thread)\b", r"\bthis (?:session|run)\b",
-    r"\bone-?off\b", r"\bfor the next (?:hour|few|couple|\d+)\b",
+    r"\b(?:today|tonight) only\b",
+    r"\bonly (?:for )?(?:today|tonight)\b",
+    r"\bjust (?:for )?(?:today|tonight)\b",
+    r"\bfor today\b",
+    r"\btemporar(?:il)?y\b",
+    r"\bin this (?:session|chat|conversation|thread)\b",
+    r"\bthis (?:session|run)\b",
+    r"\bone-?off\b",
+    r"\bfor the next (?:hour|few|couple|\d+)\b",
 )
 EN_HYPOTHETICAL = (
     r"\bif\b(?! (?:possible|available|you can|you could|so|not|needed|necessary|applicable"
     r"|any)\b)",
-    r"\bsuppos(?:e|ing)\b", r"\bimagine\b", r"\bin case\b", r"\bwere to\b",
-    r"\bhypothetically\b", r"\bassuming\b", r"\blet's say\b", r"\bi wish\b",
+    r"\bsuppos(?:e|ing)\b",
+    r"\bimagine\b",
+    r"\bin case\b",
+    r"\bwere to\b",
+    r"\bhypothetically\b",
+    r"\bassuming\b",
+    r"\blet's say\b",
+    r"\bi wish\b",
     # conditional mood; "I'd like/prefer/rather" is a polite present preference instead
     r"\b(?:i|we|you|it|that|this|they|he|she)(?:'d| would)\b"
     r"(?! (?:much |really )?(?:like|prefer|rather|love|appreciate)\b)",
@@ -143,7 +164,8 @@ EN_QUESTION = (
     r"|might)\s+(?:i|we|you|it|this|that|there|he|she|they|my|the)\b",
     r"^(?:what|which|who|whom|whose|where|when|why|how)\s+(?:should|shall|can|could|would"
     r"|will|do|does|did|is|are|am|was|were|have|has|about)\b",
-    r"\bshould i\b", r"\bi (?:was )?wonder(?:ing)?\b",
+    r"\bshould i\b",
+    r"\bi (?:was )?wonder(?:ing)?\b",
     r"^any (?:idea|ideas|thoughts|suggestions|recommendations|good)\b",
     r"\b(?:how (?:to|do|can|should)|want to know|need to know|not sure how)\b",
 )
@@ -155,7 +177,8 @@ EN_REPORTED = (
     r"^(?:he|she|they|his|her|their|someone|somebody|everyone|everybody|people)\b",
     r"\b(?:he|she|they|(?:" + EN_PERSON + r")s?)\s+(?:said|says|told me|mentioned|thinks"
     r"|believes|claims|reckons|insists)\b",
-    r"\baccording to\b", r"\bi (?:heard|read) (?:that|somewhere)\b",
+    r"\baccording to\b",
+    r"\bi (?:heard|read) (?:that|somewhere)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
 )
 # "Alice prefers yarn": checked on the original-case sentence.
@@ -169,7 +192,8 @@ EN_UNCERTAIN = (
     r"\bi (?:think|guess|suppose|believe|reckon|assume|suspect|feel like|hope)\b",
     r"\b(?:not sure|unsure|not certain|uncertain|no idea|who knows|or something)\b",
     r"\b(?:could be|seems?|seemed|looks like|sort of|kind of)\b",
-    r"\b(?:i|we|it|this|that|they|he|she|you) may\b", r"\bmay be\b",
+    r"\b(?:i|we|it|this|that|they|he|she|you) may\b",
+    r"\bmay be\b",
 )
 EN_FUTURE_PLAN = (
     r"\b(?:thinking (?:about|of)|considering|planning (?:to|on)|plan(?:s)? to|going to|gonna"
@@ -182,10 +206,17 @@ EN_FUTURE_PLAN = (
 )
 EN_SARCASM = (
     r"\boh (?:great|wonderful|joy|fantastic|perfect|sure|yeah|brilliant|lovely|good)\b",
-    r"\byeah,? right\b", r"\b(?:i )?(?:just |really |absolutely )?love (?:it )?when\b",
-    r"\bthanks a lot\b", r"\bthanks for nothing\b", r"\bas if\b", r"/s$",
-    r"\bwhat a (?:joy|treat|surprise)\b", r"\bjust what i needed\b",
-    r"\bmy favou?rite thing\b", r"\bsure,? because\b", r"\bhow (?:wonderful|lovely)\b",
+    r"\byeah,? right\b",
+    r"\b(?:i )?(?:just |really |absolutely )?love (?:it )?when\b",
+    r"\bthanks a lot\b",
+    r"\bthanks for nothing\b",
+    r"\bas if\b",
+    r"/s$",
+    r"\bwhat a (?:joy|treat|surprise)\b",
+    r"\bjust what i needed\b",
+    r"\bmy favou?rite thing\b",
+    r"\bsure,? because\b",
+    r"\bhow (?:wonderful|lovely)\b",
 )
 EN_TRANSIENT = (
     r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
@@ -193,8 +224,10 @@ EN_TRANSIENT = (
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
     r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
-    r"(?:^|[\s'\"(=:])(?:/tmp/|/var/tmp/|%temp%)", r"\btemp(?:orary)? (?:dir|directory"
-    r"|folder|file|branch|path)\b", r"\bscratch (?:dir|directory|file|branch)\b",
+    r"(?:^|[\s'\"(=:])(?:/tmp/|/var/tmp/|%temp%)",
+    r"\btemp(?:orary)? (?:dir|directory"
+    r"|folder|file|branch|path)\b",
+    r"\bscratch (?:dir|directory|file|branch)\b",
 )
 # Root-cause claims: transient (unverified) when any uncertainty cue is also present.
 EN_ROOT_CAUSE = (

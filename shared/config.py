@@ -25,11 +25,15 @@ class Settings(BaseSettings):
         description="Celery broker URL; empty means embedded (tasks run in-process)",
     )
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="where the embedded store lives")
-    policy_profile: str = Field(default="auto", description="default tenant policy: auto | review_all")
+    policy_profile: str = Field(
+        default="auto", description="default tenant policy: auto | review_all"
+    )
     policy_version: str = Field(default="gate-policy-1", description="written into every receipt")
     max_text_chars: int = Field(default=20_000, description="longest turn text accepted at ingest")
     max_batch: int = Field(default=200, description="outbox rows a relay claims and sends per task")
-    relay_poll_seconds: float = Field(default=0.2, description="relay sleep when the outbox is empty")
+    relay_poll_seconds: float = Field(
+        default=0.2, description="relay sleep when the outbox is empty"
+    )
     task_time_limit: int = Field(default=300, description="hard Celery task time limit, seconds")
     visibility_timeout: int = Field(default=3600, description="Redis visibility timeout, seconds")
     embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")

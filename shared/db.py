@@ -1,4 +1,5 @@
-"""Engine, unit of work and the dialect split (SPEC §7): Postgres row locks, SQLite BEGIN IMMEDIATE."""
+"""Engine, unit of work, and the dialect split (SPEC §7): Postgres row locks, SQLite BEGIN
+IMMEDIATE."""
 
 from __future__ import annotations
 
@@ -123,13 +124,15 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
 
 
 def insert_ignore(
-    conn: Connection, table: Table, values: Mapping[str, Any] | list[dict[str, Any]],
+    conn: Connection,
+    table: Table,
+    values: Mapping[str, Any] | list[dict[str, Any]],
     conflict_columns: list[str],
 ) -> int:
     """``INSERT … ON CONFLICT DO NOTHING``; returns how many rows were inserted."""
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = dialect_insert(table).values(values).on_conflict_do_nothing(
-        index_elements=conflict_columns
+    stmt = (
+        dialect_insert(table).values(values).on_conflict_do_nothing(index_elements=conflict_columns)
     )
     return conn.execute(stmt).rowcount or 0
 
@@ -146,8 +149,15 @@ def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> d
         conn,
         fact_keys,
         {**key, "memory_id": memory_id, "current_version": 0, "updated_at": utcnow()},
-        ["tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
-         "claim_key"],
+        [
+            "tenant_id",
+            "subject_id",
+            "scope_kind",
+            "scope_key",
+            "kind",
+            "normalized_key",
+            "claim_key",
+        ],
     )
     stmt = select(fact_keys).where(*(fact_keys.c[name] == value for name, value in key.items()))
     if conn.dialect.name == "postgresql":

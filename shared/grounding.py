@@ -35,14 +35,49 @@ NEGATION_DROPPED = "negation_dropped"
 # the owner did not say is exactly what this check exists to catch.
 STOP_WORDS = frozenset(
     {
-        "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by",
-        "from", "as", "is", "are", "was", "were", "be", "been", "am", "it", "its", "that",
-        "this", "i", "me", "my", "mine", "m", "s", "d", "ll", "ve", "re",
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "it",
+        "its",
+        "that",
+        "this",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "m",
+        "s",
+        "d",
+        "ll",
+        "ve",
+        "re",
     }
 )
 
 _LATIN_TOKEN = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
 

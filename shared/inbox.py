@@ -1,4 +1,4 @@
-"""Consumer idempotency: ``(consumer, event_key)`` recorded in the same transaction as the effect."""
+"""Consumer idempotency: `(consumer, event_key)` recorded in the transaction of the effect."""
 
 from __future__ import annotations
 
@@ -34,8 +34,11 @@ def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> 
     now = utcnow()
     inserted: set[str] = set()
     for key in fresh:
-        if insert_ignore(conn, processed_events,
-                         {"consumer": consumer, "event_key": key, "processed_at": now},
-                         ["consumer", "event_key"]):
+        if insert_ignore(
+            conn,
+            processed_events,
+            {"consumer": consumer, "event_key": key, "processed_at": now},
+            ["consumer", "event_key"],
+        ):
             inserted.add(key)
     return inserted

@@ -24,12 +24,18 @@ class OutboxEvent:
 
     def envelope(self) -> dict[str, Any]:
         """The JSON form a task receives: small, keyed, no conversation text."""
-        return {"id": self.id, "topic": self.topic, "key": self.event_key,
-                "tenant_id": self.tenant_id, "payload": self.payload}
+        return {
+            "id": self.id,
+            "topic": self.topic,
+            "key": self.event_key,
+            "tenant_id": self.tenant_id,
+            "payload": self.payload,
+        }
 
 
-def emit(conn: Connection, topic: Topic, event_key: str, tenant_id: str,
-         payload: dict[str, Any]) -> None:
+def emit(
+    conn: Connection, topic: Topic, event_key: str, tenant_id: str, payload: dict[str, Any]
+) -> None:
     """Append one event; it becomes visible to relays only when the caller commits."""
     emit_many(conn, [(topic, event_key, tenant_id, payload)])
 
@@ -41,8 +47,13 @@ def emit_many(conn: Connection, events: list[tuple[Topic, str, str, dict[str, An
     conn.execute(
         outbox.insert(),
         [
-            {"topic": str(topic), "event_key": key, "tenant_id": tenant,
-             "payload": dumps(payload), "created_at": now}
+            {
+                "topic": str(topic),
+                "event_key": key,
+                "tenant_id": tenant,
+                "payload": dumps(payload),
+                "created_at": now,
+            }
             for topic, key, tenant, payload in events
         ],
     )
@@ -71,6 +82,8 @@ def mark_sent(conn: Connection, ids: list[int]) -> None:
 def backlog(conn: Connection) -> int:
     from sqlalchemy import func
 
-    return int(conn.execute(
-        select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
-    ).scalar_one())
+    return int(
+        conn.execute(
+            select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
+        ).scalar_one()
+    )

@@ -64,8 +64,14 @@ def celery_publisher(app: Celery) -> Publisher:
     return publish
 
 
-def run_relay(engine: Engine, publish: Publisher, *, limit: int, poll_seconds: float,
-              stop: threading.Event | None = None) -> None:
+def run_relay(
+    engine: Engine,
+    publish: Publisher,
+    *,
+    limit: int,
+    poll_seconds: float,
+    stop: threading.Event | None = None,
+) -> None:
     """Relay until ``stop`` is set; sleeps ``poll_seconds`` only when the outbox is empty."""
     stop = stop or threading.Event()
     while not stop.is_set():
@@ -79,8 +85,9 @@ def run_relay(engine: Engine, publish: Publisher, *, limit: int, poll_seconds: f
             stop.wait(poll_seconds)
 
 
-def drain_in_process(engine: Engine, run_task: Publisher, *, limit: int = 200,
-                     max_rounds: int = 10_000) -> int:
+def drain_in_process(
+    engine: Engine, run_task: Publisher, *, limit: int = 200, max_rounds: int = 10_000
+) -> int:
     """Embedded mode: run every pending event's task in this process until the outbox is empty.
 
     The claim is released before the tasks run (on SQLite they need the write lock), and

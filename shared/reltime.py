@@ -59,11 +59,28 @@ class RelativeTime:
 # --------------------------------------------------------------------------- cue data
 
 EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 EN_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
     "sunday": 6,
 }
 # day offset, part of day
@@ -89,20 +106,74 @@ EN_DAY_WORDS: dict[str, tuple[int, str]] = {
 EN_SHIFT = {"last": -1, "this": 0, "next": 1}
 # Words after which an English date needs no "on"/"in" of its own.
 EN_PREPOSITIONS = frozenset(
-    {"on", "since", "until", "till", "by", "from", "before", "after", "of", "to", "through",
-     "starting", "as", "at", "in", "for"}
+    {
+        "on",
+        "since",
+        "until",
+        "till",
+        "by",
+        "from",
+        "before",
+        "after",
+        "of",
+        "to",
+        "through",
+        "starting",
+        "as",
+        "at",
+        "in",
+        "for",
+    }
 )
 
 ZH_DAY_WORDS: dict[str, tuple[int, str]] = {
-    "大前天": (-3, ""), "前天": (-2, ""), "昨天": (-1, ""), "昨日": (-1, ""),
-    "昨晚": (-1, "晚上"), "昨夜": (-1, "夜里"), "今天": (0, ""), "今日": (0, ""),
-    "今早": (0, "早上"), "今晚": (0, "晚上"), "明天": (1, ""), "明日": (1, ""),
-    "明早": (1, "早上"), "明晚": (1, "晚上"), "后天": (2, ""), "大后天": (3, ""),
+    "大前天": (-3, ""),
+    "前天": (-2, ""),
+    "昨天": (-1, ""),
+    "昨日": (-1, ""),
+    "昨晚": (-1, "晚上"),
+    "昨夜": (-1, "夜里"),
+    "今天": (0, ""),
+    "今日": (0, ""),
+    "今早": (0, "早上"),
+    "今晚": (0, "晚上"),
+    "明天": (1, ""),
+    "明日": (1, ""),
+    "明早": (1, "早上"),
+    "明晚": (1, "晚上"),
+    "后天": (2, ""),
+    "大后天": (3, ""),
 }
-ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
-               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+ZH_WEEKDAYS = {
+    "一": 0,
+    "二": 1,
+    "三": 2,
+    "四": 3,
+    "五": 4,
+    "六": 5,
+    "日": 6,
+    "天": 6,
+    "1": 0,
+    "2": 1,
+    "3": 2,
+    "4": 3,
+    "5": 4,
+    "6": 5,
+    "7": 6,
+}
 ZH_SHIFT = {"上": -1, "这": 0, "本": 0, "下": 1}
 ZH_YEAR_WORDS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
 # "以后天天" holds "后天", "以前天天" holds "前天", "以前年轻" holds "前年": these characters
@@ -197,29 +268,39 @@ def _zh_year(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]
     return dt.date(day.year + ZH_YEAR_WORDS[m.group(0)], 1, 1), Granularity.YEAR, ""
 
 
-_EN_DAY_ALT = "|".join(
-    w.replace(" ", r"\s+") for w in sorted(EN_DAY_WORDS, key=len, reverse=True)
-)
+_EN_DAY_ALT = "|".join(w.replace(" ", r"\s+") for w in sorted(EN_DAY_WORDS, key=len, reverse=True))
 PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re.compile(_L + "(?:" + _EN_DAY_ALT + ")" + _R, re.I), _en_day),
     (re.compile(_L + r"(last|this|next)\s+(" + _WEEKDAY + ")" + _R, re.I), _en_weekday),
     (re.compile(_L + r"(last|this|next)\s+(week|month|year)" + _R, re.I), _en_period),
-    (re.compile(_L + _EN_NUM + r"\s+(days?|weeks?|months?|years?)\s+ago" + _R, re.I),
-     lambda m, d: _ago(_en_num(m.group(1)), m.group(2), -1, d)),
-    (re.compile(_L + r"in\s+" + _EN_NUM + r"\s+(days?|weeks?)" + _R, re.I),
-     lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d)),
-    (re.compile(_L + _EN_NUM + r"\s+(days?|weeks?)\s+from\s+now" + _R, re.I),
-     lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d)),
+    (
+        re.compile(_L + _EN_NUM + r"\s+(days?|weeks?|months?|years?)\s+ago" + _R, re.I),
+        lambda m, d: _ago(_en_num(m.group(1)), m.group(2), -1, d),
+    ),
+    (
+        re.compile(_L + r"in\s+" + _EN_NUM + r"\s+(days?|weeks?)" + _R, re.I),
+        lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d),
+    ),
+    (
+        re.compile(_L + _EN_NUM + r"\s+(days?|weeks?)\s+from\s+now" + _R, re.I),
+        lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d),
+    ),
     (re.compile("|".join(sorted(ZH_DAY_WORDS, key=len, reverse=True))), _zh_day),
     (re.compile(r"([上下这本])(?:个)?(?:周|星期|礼拜)(" + _ZH_WD + ")"), _zh_weekday),
-    (re.compile(r"([上下这本])(?:个)?(?:周|星期|礼拜)(?![期边围到全长年" + _ZH_WD[1:-1] + "])"),
-     _zh_week),
+    (
+        re.compile(r"([上下这本])(?:个)?(?:周|星期|礼拜)(?![期边围到全长年" + _ZH_WD[1:-1] + "])"),
+        _zh_week,
+    ),
     (re.compile(r"([上下这本])(?:个)?月(?!份?[0-9一二三四五六七八九十])"), _zh_month),
     (re.compile("|".join(ZH_YEAR_WORDS)), _zh_year),
-    (re.compile(_ZH_NUM + r"\s*(天|周|个星期|星期|个礼拜|个月|年)(?:以|之)?前"),
-     lambda m, d: _ago(_zh_num(m.group(1)), m.group(2).lstrip("个"), -1, d)),
-    (re.compile(_ZH_NUM + r"\s*(天|周|个星期|星期|个礼拜|个月|年)(?:以|之)?后"),
-     lambda m, d: _ago(_zh_num(m.group(1)), m.group(2).lstrip("个"), 1, d)),
+    (
+        re.compile(_ZH_NUM + r"\s*(天|周|个星期|星期|个礼拜|个月|年)(?:以|之)?前"),
+        lambda m, d: _ago(_zh_num(m.group(1)), m.group(2).lstrip("个"), -1, d),
+    ),
+    (
+        re.compile(_ZH_NUM + r"\s*(天|周|个星期|星期|个礼拜|个月|年)(?:以|之)?后"),
+        lambda m, d: _ago(_zh_num(m.group(1)), m.group(2).lstrip("个"), 1, d),
+    ),
 )
 
 

@@ -91,8 +91,14 @@ fact_keys = Table(
     Column("current_version", Integer, nullable=False, server_default=text("0")),
     Column("updated_at", Ts, nullable=False),
     UniqueConstraint(
-        "tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
-        "claim_key", name="uq_fact_keys_fact_key",
+        "tenant_id",
+        "subject_id",
+        "scope_kind",
+        "scope_key",
+        "kind",
+        "normalized_key",
+        "claim_key",
+        name="uq_fact_keys_fact_key",
     ),
     UniqueConstraint("memory_id"),
 )

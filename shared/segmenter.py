@@ -19,8 +19,29 @@ CLOSERS = frozenset("\"'”’)]}）】」』》")
 LINE_BREAKS = frozenset("\n\r\u2028\u2029")
 ABBREVIATIONS = frozenset(
     {
-        "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st",
-        "no", "approx", "inc", "ltd", "co", "corp", "u.s", "a.m", "p.m", "fig", "cf",
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "no",
+        "approx",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "u.s",
+        "a.m",
+        "p.m",
+        "fig",
+        "cf",
     }
 )
 
@@ -43,9 +64,7 @@ def _period_cuts(text: str, i: int) -> bool:
     nxt = text[i + 1] if i + 1 < len(text) else ""
     if nxt and not nxt.isspace() and nxt not in CLOSERS:
         return False  # 3.14, v1.2, example.com, a.m.
-    if _word_before(text, i) in ABBREVIATIONS:
-        return False
-    return True
+    return _word_before(text, i) not in ABBREVIATIONS
 
 
 def _inside_token(text: str, i: int) -> bool:
@@ -54,8 +73,10 @@ def _inside_token(text: str, i: int) -> bool:
     if i == 0 or i + 1 >= len(text):
         return False
     before, after = text[i - 1], text[i + 1]
-    return all(c.isascii() and not c.isspace() and c not in TERMINATORS and c not in CLOSERS
-               for c in (before, after))
+    return all(
+        c.isascii() and not c.isspace() and c not in TERMINATORS and c not in CLOSERS
+        for c in (before, after)
+    )
 
 
 def _cuts_at(text: str, i: int) -> bool:

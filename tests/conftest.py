@@ -19,8 +19,8 @@ from shared.canonical import proposal_id, proposal_identity, sha256_hex
 from shared.db import engine_for, migrate
 
 PG_URL = os.environ.get(
-    "MEMWARDEN_TEST_PG_URL",
-    "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test")
+    "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"
+)
 REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 TEMPLATE_DB = "memwarden_test_template"
 
@@ -44,8 +44,10 @@ def pg_template() -> str:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}" WITH (FORCE)'))
             conn.execute(text(f'CREATE DATABASE "{TEMPLATE_DB}"'))
     except Exception as exc:  # pragma: no cover - the message is the point
-        pytest.fail(f"PostgreSQL at {make_url(PG_URL).host} is not reachable ({exc}); "
-                    "run scripts/test.sh, which starts it")
+        pytest.fail(
+            f"PostgreSQL at {make_url(PG_URL).host} is not reachable ({exc}); "
+            "run scripts/test.sh, which starts it"
+        )
     url = make_url(PG_URL).set(database=TEMPLATE_DB).render_as_string(hide_password=False)
     template = create_engine(url)
     migrate(template)
@@ -72,8 +74,9 @@ def pg_engine(pg_template: str) -> Iterator[Engine]:
     with admin() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
-    engine = create_engine(make_url(PG_URL).render_as_string(hide_password=False),
-                           pool_size=20, max_overflow=20)
+    engine = create_engine(
+        make_url(PG_URL).render_as_string(hide_password=False), pool_size=20, max_overflow=20
+    )
     yield engine
     engine.dispose()
 
@@ -99,38 +102,77 @@ def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:10]
 
 
-def turn_dict(tenant: str, text: str, *, message_id: str | None = None, subject: str = "u1",
-              session: str = "s1", role: str = "user", source: str = "user_message",
-              created_at: str = "2026-05-01T09:00:00Z", **extra: Any) -> dict[str, Any]:
-    return {"tenant_id": tenant, "subject_id": subject, "session_id": session,
-            "message_id": message_id or "m-" + uuid.uuid4().hex[:8], "role": role,
-            "source": source, "text": text, "created_at": created_at, **extra}
+def turn_dict(
+    tenant: str,
+    text: str,
+    *,
+    message_id: str | None = None,
+    subject: str = "u1",
+    session: str = "s1",
+    role: str = "user",
+    source: str = "user_message",
+    created_at: str = "2026-05-01T09:00:00Z",
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant,
+        "subject_id": subject,
+        "session_id": session,
+        "message_id": message_id or "m-" + uuid.uuid4().hex[:8],
+        "role": role,
+        "source": source,
+        "text": text,
+        "created_at": created_at,
+        **extra,
+    }
 
 
 @pytest.fixture
 def make_proposal() -> Callable[..., dict[str, Any]]:
     """A correct proposal for ``sentence`` inside ``text``, with overrides applied last."""
 
-    def make(tenant: str, message_id: str, text: str, sentence: str | None = None,
-             **overrides: Any) -> dict[str, Any]:
+    def make(
+        tenant: str, message_id: str, text: str, sentence: str | None = None, **overrides: Any
+    ) -> dict[str, Any]:
         sentence = sentence or text
         start = text.index(sentence)
         body: dict[str, Any] = {
-            "tenant_id": tenant, "subject_id": "u1", "scope": {"kind": "user", "key": "u1"},
-            "kind": "preference", "normalized_key": "preference.package_manager",
-            "stable_candidate_ordinal": 0, "value": "pnpm",
-            "evidence": {"message_id": message_id, "start": start,
-                         "end": start + len(sentence), "sha256": sha256_hex(sentence)},
-            "extractor_version": "test-1", "confidence": 0.9, "expires_at": None,
+            "tenant_id": tenant,
+            "subject_id": "u1",
+            "scope": {"kind": "user", "key": "u1"},
+            "kind": "preference",
+            "normalized_key": "preference.package_manager",
+            "stable_candidate_ordinal": 0,
+            "value": "pnpm",
+            "evidence": {
+                "message_id": message_id,
+                "start": start,
+                "end": start + len(sentence),
+                "sha256": sha256_hex(sentence),
+            },
+            "extractor_version": "test-1",
+            "confidence": 0.9,
+            "expires_at": None,
         }
         body.update(overrides)
         ev = body["evidence"]
-        body.setdefault("proposal_id", proposal_id(proposal_identity(
-            tenant_id=body["tenant_id"], subject_id=body["subject_id"], scope=body["scope"],
-            kind=body["kind"], normalized_key=body["normalized_key"],
-            message_id=ev["message_id"], start=ev["start"], end=ev["end"],
-            stable_candidate_ordinal=body["stable_candidate_ordinal"],
-            extractor_version=body["extractor_version"])))
+        body.setdefault(
+            "proposal_id",
+            proposal_id(
+                proposal_identity(
+                    tenant_id=body["tenant_id"],
+                    subject_id=body["subject_id"],
+                    scope=body["scope"],
+                    kind=body["kind"],
+                    normalized_key=body["normalized_key"],
+                    message_id=ev["message_id"],
+                    start=ev["start"],
+                    end=ev["end"],
+                    stable_candidate_ordinal=body["stable_candidate_ordinal"],
+                    extractor_version=body["extractor_version"],
+                )
+            ),
+        )
         return body
 
     return make

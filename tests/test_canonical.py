@@ -23,27 +23,59 @@ def test_jcs__rfc8785_section_3_2_2_sample() -> None:
     data = json.loads(
         '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],'
         ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",'
-        ' "literals": [null, true, false]}')
-    assert jcs(data) == (
-        '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],'
-        '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}').encode()
+        ' "literals": [null, true, false]}'
+    )
+    assert (
+        jcs(data)
+        == (
+            '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],'
+            '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'
+        ).encode()
+    )
 
 
 def test_jcs__sorts_keys_by_utf16_code_units() -> None:
-    data = {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Dalet",
-            "1": "One", "\U0001f600": "Emoji", "\u0080": "Control", "\u00f6": "o-umlaut"}
+    data = {
+        "\u20ac": "Euro Sign",
+        "\r": "Carriage Return",
+        "\ufb33": "Dalet",
+        "1": "One",
+        "\U0001f600": "Emoji",
+        "\u0080": "Control",
+        "\u00f6": "o-umlaut",
+    }
     values = list(json.loads(jcs(data)).values())
-    assert values == ["Carriage Return", "One", "Control", "o-umlaut", "Euro Sign", "Emoji", "Dalet"]
+    assert values == [
+        "Carriage Return",
+        "One",
+        "Control",
+        "o-umlaut",
+        "Euro Sign",
+        "Emoji",
+        "Dalet",
+    ]
 
 
-IDENTITY = dict(tenant_id="t1", subject_id="u1", scope={"kind": "user", "key": "u1"},
-                kind="preference", normalized_key="preference.ui_theme", message_id="m1",
-                start=0, end=19, stable_candidate_ordinal=0, extractor_version="x-1")
+IDENTITY = dict(
+    tenant_id="t1",
+    subject_id="u1",
+    scope={"kind": "user", "key": "u1"},
+    kind="preference",
+    normalized_key="preference.ui_theme",
+    message_id="m1",
+    start=0,
+    end=19,
+    stable_candidate_ordinal=0,
+    extractor_version="x-1",
+)
 
 
 def test_proposal_id__is_sha256_of_jcs_identity() -> None:
-    expected = sha256_hex(json.dumps(
-        {"schema": 1, **IDENTITY}, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    expected = sha256_hex(
+        json.dumps(
+            {"schema": 1, **IDENTITY}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+    )
     assert proposal_id(proposal_identity(**IDENTITY)) == expected
 
 
@@ -66,9 +98,12 @@ def test_proposal_id__any_identity_change_changes_it(field: str, suffix: str) ->
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=8)
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 @given(json_values, json_values)
@@ -93,5 +128,7 @@ def test_rfc3339__same_instant_in_any_offset_hashes_alike() -> None:
 
 def test_normalized_content_hash__ignores_case_space_and_punctuation_only() -> None:
     assert normalized_content_hash("I prefer  PNPM!") == normalized_content_hash("i prefer pnpm")
-    assert normalized_content_hash("请记住，我喜欢简洁。") == normalized_content_hash("请记住我喜欢简洁")
+    assert normalized_content_hash("请记住，我喜欢简洁。") == normalized_content_hash(
+        "请记住我喜欢简洁"
+    )
     assert normalized_content_hash("I prefer pnpm") != normalized_content_hash("I like pnpm")

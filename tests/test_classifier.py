@@ -20,8 +20,11 @@ DURABLE = [
     ("I'd like replies in English.", {F.FIRST_PERSON_DURABLE}, {F.HYPOTHETICAL}),
     ("Always reply in English.", {F.FIRST_PERSON_DURABLE}, set()),
     ("From now on, use pnpm.", {F.FIRST_PERSON_DURABLE}, {F.FUTURE_PLAN, F.ONE_TIME}),
-    ("Remember that I review pull requests only in the afternoon.",
-     {F.EXPLICIT_INSTRUCTION}, {F.INFERRED}),
+    (
+        "Remember that I review pull requests only in the afternoon.",
+        {F.EXPLICIT_INSTRUCTION},
+        {F.INFERRED},
+    ),
     ("Please remember that I have type 1 diabetes.", {F.EXPLICIT_INSTRUCTION}, set()),
     ("Don't forget that I prefer pnpm.", {F.EXPLICIT_INSTRUCTION}, {F.NEGATED}),
     ("Could you remember that I prefer pnpm?", {F.EXPLICIT_INSTRUCTION}, {F.QUESTION}),
@@ -75,13 +78,23 @@ NOT_DURABLE_CASES = [
 ]
 
 NEGATED = [
-    "I do not prefer dark mode.", "I don't like waiting for CI.", "I never use tabs.",
-    "I no longer use yarn.", "I hate dark mode.", "我不住北京。", "我不喜欢深色模式。",
-    "我从来不用 npm。", "我讨厌深色模式。",
+    "I do not prefer dark mode.",
+    "I don't like waiting for CI.",
+    "I never use tabs.",
+    "I no longer use yarn.",
+    "I hate dark mode.",
+    "我不住北京。",
+    "我不喜欢深色模式。",
+    "我从来不用 npm。",
+    "我讨厌深色模式。",
 ]
 NOT_NEGATED = [
-    "No, I prefer yarn.", "Don't forget that I use pnpm.", "我特别喜欢 Vim。",
-    "别忘了我用 pnpm。", "我不仅用 Vim，也用 Emacs。", "未来我也会一直用 pnpm。",
+    "No, I prefer yarn.",
+    "Don't forget that I use pnpm.",
+    "我特别喜欢 Vim。",
+    "别忘了我用 pnpm。",
+    "我不仅用 Vim，也用 Emacs。",
+    "未来我也会一直用 pnpm。",
 ]
 
 
@@ -115,27 +128,33 @@ def test_classify__negation_words_that_do_not_negate_are_ignored(sentence: str) 
     assert not classify(sentence).has(F.NEGATED)
 
 
-@pytest.mark.parametrize(("sentence", "one_time"), [
-    ("请记住，我偏好先给结论再给细节的回答方式。", False),  # 先…再: "first … then"
-    ("请记住，回答时先给结论。", False),  # a general condition, not "for now"
-    ("我习惯先写测试再写实现。", False),
-    ("提交代码前先跑测试。", False),
-    ("首先，我喜欢深色主题。", False),  # 首先 is "firstly"
-    ("先用 yarn 吧。", True),
-    ("我们先用 yarn，以后再说。", True),  # 再说 defers: still "for now"
-    ("这次先用 npm。", True),
-])
+@pytest.mark.parametrize(
+    ("sentence", "one_time"),
+    [
+        ("请记住，我偏好先给结论再给细节的回答方式。", False),  # 先…再: "first … then"
+        ("请记住，回答时先给结论。", False),  # a general condition, not "for now"
+        ("我习惯先写测试再写实现。", False),
+        ("提交代码前先跑测试。", False),
+        ("首先，我喜欢深色主题。", False),  # 首先 is "firstly"
+        ("先用 yarn 吧。", True),
+        ("我们先用 yarn，以后再说。", True),  # 再说 defers: still "for now"
+        ("这次先用 npm。", True),
+    ],
+)
 def test_classify__xian_is_one_time_only_when_it_means_for_now(
     sentence: str, one_time: bool
 ) -> None:
     assert classify(sentence).has(F.ONE_TIME) is one_time
 
 
-@pytest.mark.parametrize(("sentence", "words"), [
-    ("Remember that I started leading the platform team yesterday.", ("yesterday",)),
-    ("请记住，我昨天开始负责支付服务的值班。", ("昨天",)),
-    ("Remember that I joined the day before yesterday.", ("the day before yesterday",)),
-])
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Remember that I started leading the platform team yesterday.", ("yesterday",)),
+        ("请记住，我昨天开始负责支付服务的值班。", ("昨天",)),
+        ("Remember that I joined the day before yesterday.", ("the day before yesterday",)),
+    ],
+)
 def test_classify__relative_time_is_reported_but_not_a_refusal(
     sentence: str, words: tuple[str, ...]
 ) -> None:
@@ -145,26 +164,34 @@ def test_classify__relative_time_is_reported_but_not_a_refusal(
     assert features.explicit and not features.not_durable
 
 
-@pytest.mark.parametrize("sentence", [
-    "I've been using bun a lot lately.", "最近我经常用 bun。", "Look up the pnpm docs.",
-    "I used npm yesterday.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I've been using bun a lot lately.",
+        "最近我经常用 bun。",
+        "Look up the pnpm docs.",
+        "I used npm yesterday.",
+    ],
+)
 def test_classify__hedged_or_descriptive_sentences_are_inferred(sentence: str) -> None:
     features = classify(sentence)
     assert features.has(F.INFERRED)
     assert not features.explicit
 
 
-@pytest.mark.parametrize(("sentence", "claim"), [
-    ("Remember that I prefer yarn.", "I prefer yarn."),
-    ("Please remember: my editor is Vim.", "my editor is Vim."),
-    ("Actually, I prefer yarn.", "I prefer yarn."),
-    ("请记住，我偏好先给结论。", "我偏好先给结论。"),
-    ("帮我记一下，我写周报习惯用 Markdown 格式。", "我写周报习惯用 Markdown 格式。"),
-    ("我改主意了，我更喜欢浅色主题。", "我更喜欢浅色主题。"),
-    ("I prefer yarn.", "I prefer yarn."),
-    ("Notes are in the wiki.", "Notes are in the wiki."),
-])
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("Remember that I prefer yarn.", "I prefer yarn."),
+        ("Please remember: my editor is Vim.", "my editor is Vim."),
+        ("Actually, I prefer yarn.", "I prefer yarn."),
+        ("请记住，我偏好先给结论。", "我偏好先给结论。"),
+        ("帮我记一下，我写周报习惯用 Markdown 格式。", "我写周报习惯用 Markdown 格式。"),
+        ("我改主意了，我更喜欢浅色主题。", "我更喜欢浅色主题。"),
+        ("I prefer yarn.", "I prefer yarn."),
+        ("Notes are in the wiki.", "Notes are in the wiki."),
+    ],
+)
 def test_claim_offset__skips_filler_and_remember_cues(sentence: str, claim: str) -> None:
     assert sentence[claim_offset(sentence) :] == claim
 
@@ -175,10 +202,33 @@ def test_sentence_features__reasons_are_sorted_feature_values() -> None:
     assert set(features.reasons()) <= {f.value for f in Feature}
 
 
-_WORDS = st.sampled_from([
-    "I", "prefer", "pnpm", "not", "remember", "that", "this time", "maybe", "my", "colleague",
-    "?", "。", "我", "不", "喜欢", "深色", "先", "再", "这次", "如果", "yesterday", "昨天", ",",
-])
+_WORDS = st.sampled_from(
+    [
+        "I",
+        "prefer",
+        "pnpm",
+        "not",
+        "remember",
+        "that",
+        "this time",
+        "maybe",
+        "my",
+        "colleague",
+        "?",
+        "。",
+        "我",
+        "不",
+        "喜欢",
+        "深色",
+        "先",
+        "再",
+        "这次",
+        "如果",
+        "yesterday",
+        "昨天",
+        ",",
+    ]
+)
 
 
 @given(st.lists(_WORDS, max_size=12).map(" ".join))

@@ -30,9 +30,23 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     env = {**os.environ, "MEMWARDEN_DATA_DIR": str(tmp_path), "MEMWARDEN_LOG_LEVEL": "WARNING"}
     env.pop("MEMWARDEN_DATABASE_URL", None)
     env.pop("MEMWARDEN_BROKER_URL", None)
-    done = subprocess.run([sys.executable, "-m", "services.cli", "eval", str(DEVSET),
-                           "--report", str(report), "--snapshots", str(snapshots)],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "eval",
+            str(DEVSET),
+            "--report",
+            str(report),
+            "--snapshots",
+            str(snapshots),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     body = json.loads(report.read_text())
     m = body["metrics"]
@@ -44,15 +58,22 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     cases = [json.loads(line) for line in DEVSET.read_text().splitlines() if line.strip()]
     lines = [json.loads(line) for line in snapshots.read_text().splitlines()]
     assert len(lines) == _checkpoints(cases)
-    assert all(SNAPSHOT_KEYS <= set(line) for line in lines)
+    assert all(set(line) >= SNAPSHOT_KEYS for line in lines)
     # snapshots speak in the case's own ids, never the run's namespace
-    assert all(not p["message_id"].startswith(line["case_id"] + ".")
-               for line in lines for p in line["proposals"])
+    assert all(
+        not p["message_id"].startswith(line["case_id"] + ".")
+        for line in lines
+        for p in line["proposals"]
+    )
 
 
 def _own_cases() -> list[dict]:
-    return [json.loads(line) for path in sorted(OWN_CASES.glob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for path in sorted(OWN_CASES.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.mark.postgres
@@ -61,27 +82,51 @@ def test_eval__own_cases_pass_on_postgres(pg_engine: Engine) -> None:
     assert cases, "tests/cases/*.jsonl holds the project's own labelled cases"
     results = run_cases(cases, engine=pg_engine)
     m = metrics(results)
-    failing = {r.case_id: r.error or [v.detail for v in r.verdicts if not v.passed]
-               for r in results if not r.passed}
+    failing = {
+        r.case_id: r.error or [v.detail for v in r.verdicts if not v.passed]
+        for r in results
+        if not r.passed
+    }
     assert failing == {}
     assert m["false_commit_rate"] == 0.0
 
 
 def test_eval__a_rerun_on_the_same_store_never_collides(sqlite_engine: Engine) -> None:
-    case = {"id": "rerun-001", "category": "explicit_remember", "lang": "en",
-            "tenant_id": "t", "subject_id": "u",
-            "steps": [{"turn": {"message_id": "m1", "session_id": "s1", "role": "user",
-                                "source": "user_message", "text": "I prefer bun.",
-                                "created_at": "2026-05-01T09:00:00Z"}}],
-            "expect": [{"message_id": "m1", "outcome": "commit", "value_has": ["bun"]}]}
+    case = {
+        "id": "rerun-001",
+        "category": "explicit_remember",
+        "lang": "en",
+        "tenant_id": "t",
+        "subject_id": "u",
+        "steps": [
+            {
+                "turn": {
+                    "message_id": "m1",
+                    "session_id": "s1",
+                    "role": "user",
+                    "source": "user_message",
+                    "text": "I prefer bun.",
+                    "created_at": "2026-05-01T09:00:00Z",
+                }
+            }
+        ],
+        "expect": [{"message_id": "m1", "outcome": "commit", "value_has": ["bun"]}],
+    }
     first = run_cases([case], engine=sqlite_engine)
     second = run_cases([case], engine=sqlite_engine)
     assert first[0].passed and second[0].passed
 
 
 def test_eval__an_unknown_step_fails_the_case_with_a_clear_message(sqlite_engine: Engine) -> None:
-    case = {"id": "bad-001", "category": "x", "lang": "en", "tenant_id": "t",
-            "subject_id": "u", "steps": [{"op": "teleport", "message_id": "m1"}], "expect": []}
+    case = {
+        "id": "bad-001",
+        "category": "x",
+        "lang": "en",
+        "tenant_id": "t",
+        "subject_id": "u",
+        "steps": [{"op": "teleport", "message_id": "m1"}],
+        "expect": [],
+    }
     [result] = run_cases([case], engine=sqlite_engine)
     assert not result.passed
     assert "unknown op 'teleport'" in (result.error or "")

@@ -49,19 +49,39 @@ CASES = [
     ("profile.timezone", "UTC+8", "My timezone is UTC-8.", VALUE_NOT_GROUNDED),
     ("profile.timezone", "UTC", "My timezone is UTC+8.", VALUE_NOT_GROUNDED),
     # free text: every content word, every CJK bigram
-    ("preference.note", "I review pull requests only in the afternoon",
-     "Remember that I review pull requests only in the afternoon.", OK),
-    ("preference.note", "I review pull requests only in the morning",
-     "Remember that I review pull requests only in the afternoon.", VALUE_NOT_GROUNDED),
-    ("preference.note", "the company is in Singapore",
-     "This trial uses the Singapore entity.", VALUE_NOT_GROUNDED),
+    (
+        "preference.note",
+        "I review pull requests only in the afternoon",
+        "Remember that I review pull requests only in the afternoon.",
+        OK,
+    ),
+    (
+        "preference.note",
+        "I review pull requests only in the morning",
+        "Remember that I review pull requests only in the afternoon.",
+        VALUE_NOT_GROUNDED,
+    ),
+    (
+        "preference.note",
+        "the company is in Singapore",
+        "This trial uses the Singapore entity.",
+        VALUE_NOT_GROUNDED,
+    ),
     ("preference.note", "公司注册在新加坡", "本次测试先用新加坡的主体。", VALUE_NOT_GROUNDED),
     ("preference.note", "我每周二上午十点开周会", "请记住，我每周二上午十点开周会。", OK),
-    ("preference.note", "我每周三上午十点开周会", "请记住，我每周二上午十点开周会。",
-     VALUE_NOT_GROUNDED),
+    (
+        "preference.note",
+        "我每周三上午十点开周会",
+        "请记住，我每周二上午十点开周会。",
+        VALUE_NOT_GROUNDED,
+    ),
     ("profile.location", "42 Wallaby Way, Sydney", "I live at 42 Wallaby Way, Sydney.", OK),
-    ("profile.location", "43 Wallaby Way, Sydney", "I live at 42 Wallaby Way, Sydney.",
-     VALUE_NOT_GROUNDED),
+    (
+        "profile.location",
+        "43 Wallaby Way, Sydney",
+        "I live at 42 Wallaby Way, Sydney.",
+        VALUE_NOT_GROUNDED,
+    ),
     ("profile.contact", "13800138000", "请记住我的手机号是 13800138000。", OK),
     ("preference.note", "the", "I live at 42 Wallaby Way, Sydney.", VALUE_NOT_GROUNDED),
     ("preference.note", "   ", "I prefer pnpm.", VALUE_NOT_GROUNDED),
@@ -73,23 +93,45 @@ CASES = [
 ]
 
 DATED = [
-    ("I started leading the platform team on 2026-03-09",
-     "Remember that I started leading the platform team yesterday.", EN_ANCHOR, OK),
-    ("I started leading the platform team on 2026-03-08",
-     "Remember that I started leading the platform team yesterday.", EN_ANCHOR,
-     VALUE_NOT_GROUNDED),
-    ("I started leading the platform team yesterday",
-     "Remember that I started leading the platform team yesterday.", EN_ANCHOR,
-     RELATIVE_TIME_UNNORMALISED),
+    (
+        "I started leading the platform team on 2026-03-09",
+        "Remember that I started leading the platform team yesterday.",
+        EN_ANCHOR,
+        OK,
+    ),
+    (
+        "I started leading the platform team on 2026-03-08",
+        "Remember that I started leading the platform team yesterday.",
+        EN_ANCHOR,
+        VALUE_NOT_GROUNDED,
+    ),
+    (
+        "I started leading the platform team yesterday",
+        "Remember that I started leading the platform team yesterday.",
+        EN_ANCHOR,
+        RELATIVE_TIME_UNNORMALISED,
+    ),
     ("I start in the week of 2026-03-16", "Remember that I start next week.", EN_ANCHOR, OK),
     ("I started on 2026-03-09", "Remember that I started on 2026-03-09.", EN_ANCHOR, OK),
     ("我2026-05-19开始负责支付服务的值班", "请记住，我昨天开始负责支付服务的值班。", ZH_ANCHOR, OK),
-    ("我2026-05-18开始负责支付服务的值班", "请记住，我昨天开始负责支付服务的值班。", ZH_ANCHOR,
-     VALUE_NOT_GROUNDED),
-    ("我昨天开始负责支付服务的值班", "请记住，我昨天开始负责支付服务的值班。", ZH_ANCHOR,
-     RELATIVE_TIME_UNNORMALISED),
-    ("我2026-05-19开始负责订单服务的值班", "请记住，我昨天开始负责支付服务的值班。", ZH_ANCHOR,
-     VALUE_NOT_GROUNDED),
+    (
+        "我2026-05-18开始负责支付服务的值班",
+        "请记住，我昨天开始负责支付服务的值班。",
+        ZH_ANCHOR,
+        VALUE_NOT_GROUNDED,
+    ),
+    (
+        "我昨天开始负责支付服务的值班",
+        "请记住，我昨天开始负责支付服务的值班。",
+        ZH_ANCHOR,
+        RELATIVE_TIME_UNNORMALISED,
+    ),
+    (
+        "我2026-05-19开始负责订单服务的值班",
+        "请记住，我昨天开始负责支付服务的值班。",
+        ZH_ANCHOR,
+        VALUE_NOT_GROUNDED,
+    ),
 ]
 
 
@@ -117,13 +159,17 @@ def test_ungrounded_reason__refuses_a_value_that_is_not_text() -> None:
 _MANAGERS = ["npm", "pnpm", "yarn", "bun"]
 
 
-@given(st.sampled_from(_MANAGERS), st.sampled_from(_MANAGERS),
-       st.sampled_from(["I prefer {}.", "我一直用 {}。", "{} for every repo", "Use {}-based CI."]))
+@given(
+    st.sampled_from(_MANAGERS),
+    st.sampled_from(_MANAGERS),
+    st.sampled_from(["I prefer {}.", "我一直用 {}。", "{} for every repo", "Use {}-based CI."]),
+)
 def test_ungrounded_reason__a_package_manager_is_grounded_only_by_itself(
     said: str, proposed: str, template: str
 ) -> None:
-    reason = ungrounded_reason(proposed, template.format(said), spec("preference.package_manager"),
-                               EN_ANCHOR)
+    reason = ungrounded_reason(
+        proposed, template.format(said), spec("preference.package_manager"), EN_ANCHOR
+    )
     assert (reason is None) == (said == proposed)
 
 

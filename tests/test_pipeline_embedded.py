@@ -14,9 +14,12 @@ from tests.conftest import turn_dict
 
 
 def _ingest(engine: Engine, tenant: str, *texts: str) -> None:
-    turns = [Turn.model_validate(turn_dict(tenant, t, message_id=f"m{i}",
-                                           created_at=f"2026-05-01T09:{i:02d}:00Z"))
-             for i, t in enumerate(texts, 1)]
+    turns = [
+        Turn.model_validate(
+            turn_dict(tenant, t, message_id=f"m{i}", created_at=f"2026-05-01T09:{i:02d}:00Z")
+        )
+        for i, t in enumerate(texts, 1)
+    ]
     ingest_turns(turns, engine=engine)
     drain(engine)
 
@@ -25,24 +28,39 @@ def _values(engine: Engine, tenant: str) -> list[str]:
     return sorted(str(m.value) for m in recall(tenant, "u1", engine=engine))
 
 
-def test_embedded__durable_sentences_commit_and_the_rest_do_not(sqlite_engine: Engine,
-                                                                tenant: str) -> None:
-    _ingest(sqlite_engine, tenant, "I prefer pnpm for all my JavaScript projects.",
-            "Use npm this time, just for this hotfix.", "My colleague lives in Beijing.",
-            "我更喜欢深色主题。")
+def test_embedded__durable_sentences_commit_and_the_rest_do_not(
+    sqlite_engine: Engine, tenant: str
+) -> None:
+    _ingest(
+        sqlite_engine,
+        tenant,
+        "I prefer pnpm for all my JavaScript projects.",
+        "Use npm this time, just for this hotfix.",
+        "My colleague lives in Beijing.",
+        "我更喜欢深色主题。",
+    )
     values = _values(sqlite_engine, tenant)
     assert "pnpm" in values and "dark" in values
-    assert not any("npm" == v or "Beijing" in v for v in values)
+    assert not any(v == "npm" or "Beijing" in v for v in values)
     with sqlite_engine.connect() as conn:
-        indexed = conn.execute(select(vector_index.c.memory_id)
-                               .where(vector_index.c.tenant_id == tenant)).scalars().all()
-        current = conn.execute(select(current_memories.c.memory_id)
-                               .where(current_memories.c.tenant_id == tenant)).scalars().all()
+        indexed = (
+            conn.execute(select(vector_index.c.memory_id).where(vector_index.c.tenant_id == tenant))
+            .scalars()
+            .all()
+        )
+        current = (
+            conn.execute(
+                select(current_memories.c.memory_id).where(current_memories.c.tenant_id == tenant)
+            )
+            .scalars()
+            .all()
+        )
     assert sorted(indexed) == sorted(current)
 
 
 def test_embedded__revocation_empties_recall_before_and_after_the_cascade(
-        sqlite_engine: Engine, tenant: str) -> None:
+    sqlite_engine: Engine, tenant: str
+) -> None:
     _ingest(sqlite_engine, tenant, "I prefer pnpm for all my JavaScript projects.")
     assert _values(sqlite_engine, tenant) == ["pnpm"]
     revoke_message(tenant, "m1", engine=sqlite_engine)
@@ -50,19 +68,22 @@ def test_embedded__revocation_empties_recall_before_and_after_the_cascade(
     drain(sqlite_engine)
     assert _values(sqlite_engine, tenant) == []
     with sqlite_engine.connect() as conn:
-        assert not conn.execute(select(vector_index).where(
-            vector_index.c.tenant_id == tenant)).all()
+        assert not conn.execute(
+            select(vector_index).where(vector_index.c.tenant_id == tenant)
+        ).all()
 
 
 def test_embedded__forget_then_the_same_words_from_a_new_message_are_suppressed(
-        sqlite_engine: Engine, tenant: str) -> None:
+    sqlite_engine: Engine, tenant: str
+) -> None:
     text = "Remember that my favourite test runner is pytest."
     _ingest(sqlite_engine, tenant, text)
     assert any("pytest" in v for v in _values(sqlite_engine, tenant))
     forget_message(tenant, "m1", engine=sqlite_engine)
     drain(sqlite_engine)
-    copy = Turn.model_validate(turn_dict(tenant, text, message_id="old-session-copy",
-                                         session="s-old"))
+    copy = Turn.model_validate(
+        turn_dict(tenant, text, message_id="old-session-copy", session="s-old")
+    )
     ingest_turns([copy], engine=sqlite_engine)
     drain(sqlite_engine)
     assert not any("pytest" in v for v in _values(sqlite_engine, tenant))

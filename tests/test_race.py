@@ -22,16 +22,20 @@ EDITORS = ["vim", "emacs", "nano", "helix", "zed", "neovim", "pycharm", "cursor"
 SCOPE = {"kind": "workspace", "key": "race"}
 
 
-def _proposals(engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]],
-               same_time: bool) -> list[dict[str, Any]]:
+def _proposals(
+    engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]], same_time: bool
+) -> list[dict[str, Any]]:
     out = []
     for i, editor in enumerate(EDITORS):
         text = f"I prefer {editor}."
         created = "2026-05-01T09:00:00Z" if same_time else f"2026-05-01T09:{i:02d}:00Z"
         turn = Turn.model_validate(turn_dict(tenant, text, message_id=f"m{i}", created_at=created))
         ingest_turns([turn], engine=engine, extract=False)
-        out.append(make_proposal(tenant, f"m{i}", text, normalized_key="preference.editor",
-                                 value=editor, scope=SCOPE))
+        out.append(
+            make_proposal(
+                tenant, f"m{i}", text, normalized_key="preference.editor", value=editor, scope=SCOPE
+            )
+        )
     return out
 
 
@@ -56,24 +60,30 @@ def _run_at_barrier(jobs: list[Callable[[], Any]]) -> list[Any]:
 
 @pytest.mark.postgres
 def test_race__first_writers_of_a_new_fact_key_produce_exactly_one_commit(
-        pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     proposals = _proposals(pg_engine, tenant, make_proposal, same_time=True)
     # The losing interleaving without the lock row: every thread reads "no current value",
     # every thread inserts version 1, and the last commit silently wins. With
     # INSERT … ON CONFLICT DO NOTHING + SELECT … FOR UPDATE they queue on one row instead.
-    receipts = _run_at_barrier([lambda p=p: decide_batch([p], engine=pg_engine)[0]
-                                for p in proposals])
+    receipts = _run_at_barrier(
+        [lambda p=p: decide_batch([p], engine=pg_engine)[0] for p in proposals]
+    )
     assert not [r for r in receipts if isinstance(r, Exception)], receipts
     decisions = Counter(r.decision.value for r in receipts)
     assert decisions["COMMIT"] == 1
     assert set(decisions) <= {"COMMIT", "CONFIRM_REPLACE", "CONFLICT"}
     winner = next(r for r in receipts if r.decision == "COMMIT")
     with pg_engine.connect() as conn:
-        versions = conn.execute(select(memory_versions.c.version, memory_versions.c.value_json)
-                                .where(memory_versions.c.tenant_id == tenant)).all()
+        versions = conn.execute(
+            select(memory_versions.c.version, memory_versions.c.value_json).where(
+                memory_versions.c.tenant_id == tenant
+            )
+        ).all()
         key = conn.execute(select(fact_keys).where(fact_keys.c.tenant_id == tenant)).one()
-        current = conn.execute(select(current_memories.c.value_json)
-                               .where(current_memories.c.tenant_id == tenant)).scalar_one()
+        current = conn.execute(
+            select(current_memories.c.value_json).where(current_memories.c.tenant_id == tenant)
+        ).scalar_one()
     assert [v.version for v in versions] == [1]
     assert key.current_version == 1
     assert key.memory_id == winner.memory_id
@@ -82,7 +92,8 @@ def test_race__first_writers_of_a_new_fact_key_produce_exactly_one_commit(
 
 @pytest.mark.postgres
 def test_race__concurrent_approvals_replace_an_existing_version_exactly_once(
-        pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     proposals = _proposals(pg_engine, tenant, make_proposal, same_time=False)
     [first] = decide_batch(proposals[:1], engine=pg_engine)
     pending = decide_batch(proposals[1:], engine=pg_engine)
@@ -91,18 +102,26 @@ def test_race__concurrent_approvals_replace_an_existing_version_exactly_once(
     # Every approval was bound to version 1. Without the compare-and-set each would append
     # its own version 2 on top of version 1 and the projection would flip between them.
     reviewer = Principal("reviewer", tenant, frozenset({Scope.REVIEW}))
-    results = _run_at_barrier([
-        lambda r=r: approve(reviewer, tenant, r.proposal_id, r.payload_hash, engine=pg_engine)
-        for r in pending])
+    results = _run_at_barrier(
+        [
+            lambda r=r: approve(reviewer, tenant, r.proposal_id, r.payload_hash, engine=pg_engine)
+            for r in pending
+        ]
+    )
     committed = [r for r in results if not isinstance(r, Exception)]
     refused = [r for r in results if isinstance(r, ReviewRefused)]
     assert len(committed) == 1
     assert len(refused) == len(pending) - 1
     assert {r.code for r in refused} == {"stale_expected_version"}
     with pg_engine.connect() as conn:
-        chain = conn.execute(select(memory_versions.c.version, memory_versions.c.status,
-                                    memory_versions.c.supersedes)
-                             .where(memory_versions.c.tenant_id == tenant)
-                             .order_by(memory_versions.c.version)).all()
+        chain = conn.execute(
+            select(
+                memory_versions.c.version, memory_versions.c.status, memory_versions.c.supersedes
+            )
+            .where(memory_versions.c.tenant_id == tenant)
+            .order_by(memory_versions.c.version)
+        ).all()
     assert [(c.version, c.status, c.supersedes) for c in chain] == [
-        (1, "superseded", None), (2, "committed", 1)]
+        (1, "superseded", None),
+        (2, "committed", 1),
+    ]

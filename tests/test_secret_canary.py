@@ -36,19 +36,33 @@ def _rows_as_text(engine: Engine) -> dict[str, str]:
 
 
 def test_secret_canary__appears_nowhere_but_the_evidence_store(
-        sqlite_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]],
-        caplog: pytest.LogCaptureFixture) -> None:
+    sqlite_engine: Engine,
+    tenant: str,
+    make_proposal: Callable[..., dict[str, Any]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.DEBUG)
     for i, (template, secret) in enumerate(CANARIES):
         text = template.format(s=secret)
         turn = Turn.model_validate(turn_dict(tenant, text, message_id=f"c{i}"))
         ingest_turns([turn], engine=sqlite_engine)
         drain(sqlite_engine)
-        sentence = text if i != 3 else text[text.index("My npm"):]
+        sentence = text if i != 3 else text[text.index("My npm") :]
         value = sentence.rstrip("。.")
-        decide_batch([make_proposal(tenant, f"c{i}", text, sentence, normalized_key="preference.note",
-                                    value=value, scope={"kind": "workspace", "key": f"w{i}"})],
-                     engine=sqlite_engine)
+        decide_batch(
+            [
+                make_proposal(
+                    tenant,
+                    f"c{i}",
+                    text,
+                    sentence,
+                    normalized_key="preference.note",
+                    value=value,
+                    scope={"kind": "workspace", "key": f"w{i}"},
+                )
+            ],
+            engine=sqlite_engine,
+        )
         forget_message(tenant, f"c{i}", engine=sqlite_engine)
         drain(sqlite_engine)
     tables = _rows_as_text(sqlite_engine)
@@ -59,5 +73,8 @@ def test_secret_canary__appears_nowhere_but_the_evidence_store(
             assert leaked == [], (form, leaked)
             assert form not in logs
     with sqlite_engine.connect() as conn:  # the evidence store still holds the source
-        assert conn.execute(select(messages.c.text).where(
-            messages.c.message_id == "c0")).scalar_one().endswith(CANARIES[0][1])
+        assert (
+            conn.execute(select(messages.c.text).where(messages.c.message_id == "c0"))
+            .scalar_one()
+            .endswith(CANARIES[0][1])
+        )

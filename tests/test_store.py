@@ -22,8 +22,10 @@ TEXT = "I prefer pnpm for all my JavaScript projects."
 
 def row_counts(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
-        return {t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
-                for t in metadata.sorted_tables}
+        return {
+            t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
+            for t in metadata.sorted_tables
+        }
 
 
 def ingest(engine: Engine, tenant: str, text: str = TEXT, **kw: Any) -> Turn:
@@ -42,7 +44,8 @@ def test_ingest__same_id_same_content_is_a_noop(store: Engine, tenant: str) -> N
 
 
 def test_ingest__same_id_other_content_is_refused_and_changes_nothing(
-        store: Engine, tenant: str) -> None:
+    store: Engine, tenant: str
+) -> None:
     ingest_turns([Turn.model_validate(turn_dict(tenant, TEXT, message_id="m1"))], engine=store)
     before = row_counts(store)
     other = Turn.model_validate(turn_dict(tenant, "I prefer yarn.", message_id="m1"))
@@ -59,22 +62,27 @@ def test_ingest__oversize_text_is_refused(store: Engine, tenant: str) -> None:
 
 
 def test_gate__commits_an_explicit_proposal_with_receipt_version_and_outbox(
-        store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     turn = ingest(store, tenant)
     [receipt] = decide_batch([make_proposal(tenant, turn.message_id, TEXT)], engine=store)
     assert receipt.decision == "COMMIT", receipt.reasons
     assert receipt.memory_version == 1
     assert {"evidence_hash", "complete_utterance", "grounding", "fact_key_locked"} <= set(
-        receipt.checks_passed)
+        receipt.checks_passed
+    )
     with store.connect() as conn:
-        events = conn.execute(select(outbox.c.topic, outbox.c.event_key)
-                              .where(outbox.c.tenant_id == tenant)).all()
+        events = conn.execute(
+            select(outbox.c.topic, outbox.c.event_key).where(outbox.c.tenant_id == tenant)
+        ).all()
     assert [(e.topic, e.event_key) for e in events] == [
-        ("memory.committed", f"{receipt.memory_id}:1")]
+        ("memory.committed", f"{receipt.memory_id}:1")
+    ]
 
 
 def test_gate__exact_replay_returns_the_stored_receipt_and_writes_nothing(
-        store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     turn = ingest(store, tenant)
     proposal = make_proposal(tenant, turn.message_id, TEXT)
     [first] = decide_batch([proposal], engine=store)
@@ -85,19 +93,24 @@ def test_gate__exact_replay_returns_the_stored_receipt_and_writes_nothing(
 
 
 def test_gate__same_id_different_payload_is_payload_conflict(
-        store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     turn = ingest(store, tenant)
     proposal = make_proposal(tenant, turn.message_id, TEXT)
     [first] = decide_batch([proposal], engine=store)
     [second] = decide_batch([{**proposal, "expires_at": "2027-01-01T00:00:00Z"}], engine=store)
     assert (first.decision, second.decision, second.reasons) == (
-        "COMMIT", "REJECT", ["payload_conflict"])
+        "COMMIT",
+        "REJECT",
+        ["payload_conflict"],
+    )
     [replayed] = decide_batch([proposal], engine=store)
     assert replayed == first  # the first receipt stands
 
 
 def test_gate__forged_id_is_rejected_without_taking_the_honest_slot(
-        store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]) -> None:
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
     turn = ingest(store, tenant)
     honest = make_proposal(tenant, turn.message_id, TEXT)
     forged = {**honest, "value": "yarn"}
@@ -105,29 +118,47 @@ def test_gate__forged_id_is_rejected_without_taking_the_honest_slot(
     [refused] = decide_batch([forged], engine=store)
     [ok] = decide_batch([honest], engine=store)
     assert (refused.decision, refused.reasons, ok.decision) == (
-        "REJECT", ["proposal_id_mismatch"], "COMMIT")
+        "REJECT",
+        ["proposal_id_mismatch"],
+        "COMMIT",
+    )
 
 
-@pytest.mark.parametrize(("change", "reason"), [
-    ({"evidence_sha256": "0" * 64}, "evidence_mismatch"),
-    ({"end_past_text": True}, "evidence_mismatch"),
-    ({"tenant_id": "other-tenant"}, "evidence_missing"),
-    ({"subject_id": "someone-else"}, "cross_subject"),
-    ({"normalized_key": "preference.system_prompt_override"}, "unknown_key"),
-    ({"value": "yarn"}, "value_not_grounded"),
-    ({"malformed": True}, "schema_invalid"),
-])
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"evidence_sha256": "0" * 64}, "evidence_mismatch"),
+        ({"end_past_text": True}, "evidence_mismatch"),
+        ({"tenant_id": "other-tenant"}, "evidence_missing"),
+        ({"subject_id": "someone-else"}, "cross_subject"),
+        ({"normalized_key": "preference.system_prompt_override"}, "unknown_key"),
+        ({"value": "yarn"}, "value_not_grounded"),
+        ({"malformed": True}, "schema_invalid"),
+    ],
+)
 def test_gate__rejects_what_it_can_recompute_as_wrong(
-        store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]],
-        change: dict[str, Any], reason: str) -> None:
+    store: Engine,
+    tenant: str,
+    make_proposal: Callable[..., dict[str, Any]],
+    change: dict[str, Any],
+    reason: str,
+) -> None:
     turn = ingest(store, tenant)
     overrides: dict[str, Any] = {}
     if "evidence_sha256" in change:
-        overrides["evidence"] = {"message_id": turn.message_id, "start": 0, "end": len(TEXT),
-                                 "sha256": change["evidence_sha256"]}
+        overrides["evidence"] = {
+            "message_id": turn.message_id,
+            "start": 0,
+            "end": len(TEXT),
+            "sha256": change["evidence_sha256"],
+        }
     elif "end_past_text" in change:
-        overrides["evidence"] = {"message_id": turn.message_id, "start": 0,
-                                 "end": len(TEXT) + 40, "sha256": "1" * 64}
+        overrides["evidence"] = {
+            "message_id": turn.message_id,
+            "start": 0,
+            "end": len(TEXT) + 40,
+            "sha256": "1" * 64,
+        }
     elif "malformed" not in change:
         overrides.update(change)
     proposal = make_proposal(tenant, turn.message_id, TEXT, **overrides)
@@ -168,8 +199,9 @@ def test_outbox__rolled_back_emit_is_never_seen(store: Engine, tenant: str) -> N
 def test_inbox__a_key_is_new_exactly_once(store: Engine, tenant: str) -> None:
     with unit_of_work(store) as uow:
         assert first_deliveries(uow.conn, "test", [f"{tenant}:a", f"{tenant}:b"]) == {
-            f"{tenant}:a", f"{tenant}:b"}
+            f"{tenant}:a",
+            f"{tenant}:b",
+        }
         uow.commit()
     with unit_of_work(store) as uow:
-        assert first_deliveries(uow.conn, "test", [f"{tenant}:a", f"{tenant}:c"]) == {
-            f"{tenant}:c"}
+        assert first_deliveries(uow.conn, "test", [f"{tenant}:a", f"{tenant}:c"]) == {f"{tenant}:c"}

@@ -96,8 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory", required=True)
     p = add("audit", cmd_audit, "residue audit; exits 1 when anything is found")
     p.add_argument("--tenant")
-    for name, handler, text in (("revoke", cmd_revoke, "revoke a source message"),
-                                ("forget", cmd_forget, "forget what a message taught")):
+    for name, handler, text in (
+        ("revoke", cmd_revoke, "revoke a source message"),
+        ("forget", cmd_forget, "forget what a message taught"),
+    ):
         p = add(name, handler, text)
         p.add_argument("--tenant", required=True)
         p.add_argument("--message", required=True)
@@ -114,8 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("principal", cmd_principal, "create a principal and print its API key once")
     p.add_argument("--tenant", required=True)
     p.add_argument("--name", required=True)
-    p.add_argument("--scope", action="append", required=True,
-                   help="memory:propose | memory:review | memory:read | memory:admin")
+    p.add_argument(
+        "--scope",
+        action="append",
+        required=True,
+        help="memory:propose | memory:review | memory:read | memory:admin",
+    )
     p = add("policy", cmd_policy, "set a tenant's policy profile")
     p.add_argument("--tenant", required=True)
     p.add_argument("--profile", required=True, choices=("auto", "review_all"))

@@ -30,8 +30,15 @@ def cmd_proposals(args: argparse.Namespace) -> int:
 def cmd_recall(args: argparse.Namespace) -> int:
     from services.recall.query import recall
 
-    found = recall(args.tenant, args.subject, args.query, k=args.k, scope_kind=args.scope_kind,
-                   purpose=args.purpose, engine=open_engine())
+    found = recall(
+        args.tenant,
+        args.subject,
+        args.query,
+        k=args.k,
+        scope_kind=args.scope_kind,
+        purpose=args.purpose,
+        engine=open_engine(),
+    )
     print_json([r.as_json() for r in found])
     return 0
 
@@ -65,8 +72,13 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
     text = args.text if args.text is not None else args.file.read_text(encoding="utf-8")
     try:
-        revision = supersede_message(args.tenant, args.message, text, engine=open_engine(),
-                                     max_text_chars=get_settings().max_text_chars)
+        revision = supersede_message(
+            args.tenant,
+            args.message,
+            text,
+            engine=open_engine(),
+            max_text_chars=get_settings().max_text_chars,
+        )
     except (UnknownMessage, Refused) as exc:
         raise CliError(str(exc)) from None
     drain_if_embedded()
@@ -98,8 +110,11 @@ def cmd_as_of(args: argparse.Namespace) -> int:
         raise CliError(f"timestamps must be ISO 8601 with an offset ({exc})") from None
     if valid_at.tzinfo is None or known_at.tzinfo is None:
         raise CliError("timestamps must carry a UTC offset, e.g. 2026-05-01T00:00:00Z")
-    print_json(recall_as_of(args.tenant, args.subject, valid_at=valid_at, known_at=known_at,
-                            engine=open_engine()))
+    print_json(
+        recall_as_of(
+            args.tenant, args.subject, valid_at=valid_at, known_at=known_at, engine=open_engine()
+        )
+    )
     return 0
 
 

@@ -44,8 +44,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             raise CliError(f"{args.file} turn {number}: invalid ({'; '.join(fields)})") from None
     engine = open_engine()
     try:
-        result = ingest_turns(turns, engine=engine, extract=not args.no_extract,
-                              max_text_chars=get_settings().max_text_chars)
+        result = ingest_turns(
+            turns,
+            engine=engine,
+            extract=not args.no_extract,
+            max_text_chars=get_settings().max_text_chars,
+        )
     except IngestRefused as exc:
         raise CliError(str(exc)) from None
     if get_settings().embedded and not args.no_drain:
@@ -68,8 +72,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
             authorize(principal, Scope.PROPOSE, str(row.get("tenant_id")))
         except Forbidden as exc:
             raise CliError(f"submit refused: {exc}") from None
-    receipts = decide_batch(rows, engine=engine,
-                            ctx=GateContext(proposed_by=principal.principal_id))
+    receipts = decide_batch(
+        rows, engine=engine, ctx=GateContext(proposed_by=principal.principal_id)
+    )
     if get_settings().embedded:
         from services.pipeline import drain
 
@@ -114,10 +119,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
     stage = Stage(args.stage)
     open_engine()
     importlib.import_module(STAGE_TASK_MODULES[stage])
-    app.worker_main(["worker", "-Q", stage.value, "-n", f"{stage.value}@%h",
-                     "--concurrency", str(args.concurrency), "--pool", args.pool,
-                     "--loglevel", get_settings().log_level, "--without-gossip",
-                     "--without-mingle", "--without-heartbeat"])
+    app.worker_main(
+        [
+            "worker",
+            "-Q",
+            stage.value,
+            "-n",
+            f"{stage.value}@%h",
+            "--concurrency",
+            str(args.concurrency),
+            "--pool",
+            args.pool,
+            "--loglevel",
+            get_settings().log_level,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+    )
     return 0
 
 
@@ -128,6 +147,10 @@ def cmd_relay(args: argparse.Namespace) -> int:
     settings = get_settings()
     if settings.embedded:
         raise CliError("the relay needs MEMWARDEN_BROKER_URL; embedded mode drains in-process")
-    run_relay(open_engine(), celery_publisher(app), limit=settings.max_batch,
-              poll_seconds=settings.relay_poll_seconds)
+    run_relay(
+        open_engine(),
+        celery_publisher(app),
+        limit=settings.max_batch,
+        poll_seconds=settings.relay_poll_seconds,
+    )
     return 0

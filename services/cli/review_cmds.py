@@ -33,8 +33,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     principal = principal_from(args, engine)
     try:
         if args.command == "approve":
-            outcome = approve(principal, args.tenant, args.proposal, args.payload_hash,
-                              engine=engine)
+            outcome = approve(
+                principal, args.tenant, args.proposal, args.payload_hash, engine=engine
+            )
         else:
             outcome = reject(principal, args.tenant, args.proposal, engine=engine)
     except (ReviewRefused, Forbidden) as exc:
@@ -54,9 +55,15 @@ def cmd_principal(args: argparse.Namespace) -> int:
     engine = open_engine()
     with engine.begin() as conn:
         key = create_principal(conn, args.name, args.tenant, scopes)
-    print_json({"principal_id": args.name, "tenant_id": args.tenant,
-                 "scopes": [s.value for s in scopes], "api_key": key,
-                 "note": "the key is shown once; only its sha256 is stored"})
+    print_json(
+        {
+            "principal_id": args.name,
+            "tenant_id": args.tenant,
+            "scopes": [s.value for s in scopes],
+            "api_key": key,
+            "note": "the key is shown once; only its sha256 is stored",
+        }
+    )
     return 0
 
 
@@ -67,7 +74,11 @@ def cmd_policy(args: argparse.Namespace) -> int:
     engine = open_engine()
     with engine.begin() as conn:
         conn.execute(tenant_policies.delete().where(tenant_policies.c.tenant_id == args.tenant))
-        insert_ignore(conn, tenant_policies, {"tenant_id": args.tenant, "profile": args.profile,
-                                              "updated_at": utcnow()}, ["tenant_id"])
+        insert_ignore(
+            conn,
+            tenant_policies,
+            {"tenant_id": args.tenant, "profile": args.profile, "updated_at": utcnow()},
+            ["tenant_id"],
+        )
     print_json({"tenant_id": args.tenant, "profile": args.profile})
     return 0

@@ -37,20 +37,24 @@ class Namespace:
 
     def unmessage(self, message_id: str) -> str:
         prefix = f"{self.case_id}."
-        return message_id[len(prefix):] if message_id.startswith(prefix) else message_id
+        return message_id[len(prefix) :] if message_id.startswith(prefix) else message_id
 
     def untenant(self, tenant_id: str) -> str:
         prefix = f"{self.run_prefix}."
-        return tenant_id[len(prefix):] if tenant_id.startswith(prefix) else tenant_id
+        return tenant_id[len(prefix) :] if tenant_id.startswith(prefix) else tenant_id
 
 
 def turn_for(case: dict[str, Any], step: dict[str, Any], ns: Namespace) -> dict[str, Any]:
     t = step["turn"]
     ns.texts[t["message_id"]] = t["text"]
     turn = {
-        "tenant_id": ns.tenant(case["tenant_id"]), "subject_id": case["subject_id"],
-        "session_id": ns.session(t["session_id"]), "message_id": ns.message(t["message_id"]),
-        "role": t["role"], "source": t["source"], "text": t["text"],
+        "tenant_id": ns.tenant(case["tenant_id"]),
+        "subject_id": case["subject_id"],
+        "session_id": ns.session(t["session_id"]),
+        "message_id": ns.message(t["message_id"]),
+        "role": t["role"],
+        "source": t["source"],
+        "text": t["text"],
         "created_at": t["created_at"],
     }
     if t.get("author_id"):
@@ -70,7 +74,7 @@ def resolve_evidence(evidence: dict[str, Any], ns: Namespace) -> dict[str, Any]:
         end = start + len(evidence["quote"])
     else:
         start, end = int(evidence["start"]), int(evidence["end"])
-    sha = evidence.get("sha256") or sha256_hex(text[max(start, 0):max(end, 0)])
+    sha = evidence.get("sha256") or sha256_hex(text[max(start, 0) : max(end, 0)])
     return {"message_id": ns.message(message_id), "start": start, "end": end, "sha256": sha}
 
 
@@ -83,13 +87,20 @@ def proposal_for(step: dict[str, Any], ns: Namespace) -> dict[str, Any]:
     if given_id is not None:
         body["proposal_id"] = given_id  # sent verbatim: forged ids must reach the gate as-is
     else:
-        body["proposal_id"] = proposal_id(proposal_identity(
-            tenant_id=body["tenant_id"], subject_id=body["subject_id"], scope=body["scope"],
-            kind=body["kind"], normalized_key=body["normalized_key"],
-            message_id=body["evidence"]["message_id"], start=body["evidence"]["start"],
-            end=body["evidence"]["end"],
-            stable_candidate_ordinal=body["stable_candidate_ordinal"],
-            extractor_version=body["extractor_version"]))
+        body["proposal_id"] = proposal_id(
+            proposal_identity(
+                tenant_id=body["tenant_id"],
+                subject_id=body["subject_id"],
+                scope=body["scope"],
+                kind=body["kind"],
+                normalized_key=body["normalized_key"],
+                message_id=body["evidence"]["message_id"],
+                start=body["evidence"]["start"],
+                end=body["evidence"]["end"],
+                stable_candidate_ordinal=body["stable_candidate_ordinal"],
+                extractor_version=body["extractor_version"],
+            )
+        )
     return body
 
 

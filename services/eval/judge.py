@@ -23,12 +23,19 @@ def _value_text(value: Any) -> str:
 
 
 def _committed_from(state: CaseState, message_id: str) -> list[MemoryView]:
-    return [m for m in state.memories
-            if message_id in m.evidence_message_ids and m.status == "committed" and m.current]
+    return [
+        m
+        for m in state.memories
+        if message_id in m.evidence_message_ids and m.status == "committed" and m.current
+    ]
 
 
-def judge(exp: dict[str, Any], state: CaseState, decisions: list[str | None],
-          secret_absent: Callable[[str], bool]) -> Verdict:
+def judge(
+    exp: dict[str, Any],
+    state: CaseState,
+    decisions: list[str | None],
+    secret_absent: Callable[[str], bool],
+) -> Verdict:
     """One expectation, judged at the point where it stands."""
     if "outcome" in exp:
         return _judge_outcome(exp, state)
@@ -56,8 +63,7 @@ def _judge_outcome(exp: dict[str, Any], state: CaseState) -> Verdict:
     pending = [p for p in state.proposals if p.message_id == mid and p.state == "pending"]
     if outcome == "commit":
         tokens = [t.lower() for t in exp.get("value_has", [])]
-        ok = any(m.recallable and all(t in _value_text(m.value) for t in tokens)
-                 for m in committed)
+        ok = any(m.recallable and all(t in _value_text(m.value) for t in tokens) for m in committed)
         values = [m.value for m in committed]
         return Verdict(exp, ok, "" if ok else f"committed values {values}")
     if outcome == "no_commit":
@@ -107,8 +113,11 @@ def metrics(results: list[CaseResult]) -> dict[str, Any]:
             outcomes = r.labels.get(m.source_message_id or "")
             if not outcomes:
                 continue
-            if "commit" not in outcomes and "no_durable" in outcomes and \
-                    m.scope["kind"] == "session":
+            if (
+                "commit" not in outcomes
+                and "no_durable" in outcomes
+                and m.scope["kind"] == "session"
+            ):
                 continue  # what a no_durable label allows; left out of both counts
             auto_total += 1
             false_commits += "commit" not in outcomes
@@ -122,6 +131,8 @@ def metrics(results: list[CaseResult]) -> dict[str, Any]:
         "commit_expectations": commit_total,
         "decision_accuracy": decisions_right / decisions_total if decisions_total else 1.0,
         "decision_expectations": decisions_total,
-        "per_category": {c: {"passed": sum(v), "cases": len(v), "rate": sum(v) / len(v)}
-                         for c, v in sorted(per_category.items())},
+        "per_category": {
+            c: {"passed": sum(v), "cases": len(v), "rate": sum(v) / len(v)}
+            for c, v in sorted(per_category.items())
+        },
     }

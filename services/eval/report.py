@@ -23,29 +23,47 @@ def print_report(console: Console, results: list[CaseResult], m: dict[str, Any])
     headline.add_column("metric")
     headline.add_column("value", justify="right")
     headline.add_row("cases passed", f"{m['passed']}/{m['cases']}")
-    headline.add_row("false_commit_rate",
-                     f"{m['false_commit_rate']:.3f} ({m['false_commits']}/"
-                     f"{m['auto_commits_on_labelled']})")
+    headline.add_row(
+        "false_commit_rate",
+        f"{m['false_commit_rate']:.3f} ({m['false_commits']}/{m['auto_commits_on_labelled']})",
+    )
     headline.add_row("commit_recall", f"{m['commit_recall']:.3f} ({m['commit_expectations']})")
-    headline.add_row("decision_accuracy",
-                     f"{m['decision_accuracy']:.3f} ({m['decision_expectations']})")
+    headline.add_row(
+        "decision_accuracy", f"{m['decision_accuracy']:.3f} ({m['decision_expectations']})"
+    )
     console.print(headline)
     for r in results:
         if r.passed:
             continue
-        failed = [f"{json.dumps(v.expectation, ensure_ascii=False)} → {v.detail}"
-                  for v in r.verdicts if not v.passed]
-        console.print(f"[red]FAIL[/red] {r.case_id} ({r.category})"
-                      + (f": {r.error}" if r.error else ""))
+        failed = [
+            f"{json.dumps(v.expectation, ensure_ascii=False)} → {v.detail}"
+            for v in r.verdicts
+            if not v.passed
+        ]
+        console.print(
+            f"[red]FAIL[/red] {r.case_id} ({r.category})" + (f": {r.error}" if r.error else "")
+        )
         for line in failed:
             console.print(f"    {line}", markup=False)
 
 
 def write_report(path: Path, results: list[CaseResult], m: dict[str, Any]) -> None:
-    body = {"metrics": m, "cases": [
-        {"id": r.case_id, "category": r.category, "lang": r.lang, "passed": r.passed,
-         "error": r.error,
-         "failures": [{"expectation": v.expectation, "detail": v.detail}
-                      for v in r.verdicts if not v.passed]}
-        for r in results]}
+    body = {
+        "metrics": m,
+        "cases": [
+            {
+                "id": r.case_id,
+                "category": r.category,
+                "lang": r.lang,
+                "passed": r.passed,
+                "error": r.error,
+                "failures": [
+                    {"expectation": v.expectation, "detail": v.detail}
+                    for v in r.verdicts
+                    if not v.passed
+                ],
+            }
+            for r in results
+        ],
+    }
     path.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

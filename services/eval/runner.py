@@ -32,6 +32,7 @@ from shared.canonical import proposal_identity, sha256_hex
 from shared.models import Receipt, Turn
 from shared.schema import messages, metadata, processed_events
 
+
 def reviewer(tenant_id: str) -> Principal:
     """The case owner's reviewer: the eval plays the owner confirming or rejecting."""
     return Principal("eval-reviewer", tenant_id, frozenset({Scope.REVIEW}))
@@ -83,8 +84,9 @@ class CaseRun:
         return not any("proposal" in s for s in self.case["steps"])
 
 
-def run_cases(cases: list[dict[str, Any]], *, engine: Engine,
-              snapshots: TextIO | None = None) -> list[CaseResult]:
+def run_cases(
+    cases: list[dict[str, Any]], *, engine: Engine, snapshots: TextIO | None = None
+) -> list[CaseResult]:
     run_prefix = "run-" + uuid.uuid4().hex[:10]
     results = []
     with captured_logs() as logs:
@@ -93,8 +95,13 @@ def run_cases(cases: list[dict[str, Any]], *, engine: Engine,
     return results
 
 
-def run_case(case: dict[str, Any], engine: Engine, run_prefix: str, logs: LogCapture,
-             snapshots: TextIO | None) -> CaseResult:
+def run_case(
+    case: dict[str, Any],
+    engine: Engine,
+    run_prefix: str,
+    logs: LogCapture,
+    snapshots: TextIO | None,
+) -> CaseResult:
     result = CaseResult(case.get("id", "?"), case.get("category", "?"), case.get("lang", "?"))
     try:
         validate_case(case)
@@ -148,8 +155,11 @@ def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
         forget_message(tenant, message_id, engine=run.engine)
     elif op in ("approve", "reject"):
         state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
-        pending = [p for p in state.proposals
-                   if p.message_id == step["message_id"] and p.state == "pending"]
+        pending = [
+            p
+            for p in state.proposals
+            if p.message_id == step["message_id"] and p.state == "pending"
+        ]
         if not pending:
             raise CaseError(f"{op}: nothing pending from message {step['message_id']!r}")
         target = pending[-1]
@@ -167,13 +177,17 @@ def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
             # a tampered approval being refused is the behaviour under test
 
 
-def _checkpoint(run: CaseRun, result: CaseResult, expectations: list[dict[str, Any]],
-                checkpoint: int | str, snapshots: TextIO | None) -> None:
+def _checkpoint(
+    run: CaseRun,
+    result: CaseResult,
+    expectations: list[dict[str, Any]],
+    checkpoint: int | str,
+    snapshots: TextIO | None,
+) -> None:
     state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
     decisions: list[str | None] = [r.decision.value for r in run.receipts]
     for exp in expectations:
-        result.verdicts.append(judge(exp, state, decisions,
-                                     lambda s: _secret_absent(run, s)))
+        result.verdicts.append(judge(exp, state, decisions, lambda s: _secret_absent(run, s)))
     if checkpoint == "final":
         result.auto_commits = [m for m in state.memories if m.auto]
     if snapshots is not None:
@@ -184,31 +198,50 @@ def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str
     steps_by_id = {raw["proposal_id"]: n for n, raw in enumerate(run.raws)}
     proposals = []
     for p in state.proposals:
-        proposals.append({
-            "proposal_step": steps_by_id.get(p.proposal_id),
-            "proposal_id": _case_proposal_id(run, p.proposal_id, p.identity),
-            "payload_hash": p.payload_hash, "decision": p.decision, "state": p.state,
-            "reasons": p.reasons, "message_id": p.message_id})
+        proposals.append(
+            {
+                "proposal_step": steps_by_id.get(p.proposal_id),
+                "proposal_id": _case_proposal_id(run, p.proposal_id, p.identity),
+                "payload_hash": p.payload_hash,
+                "decision": p.decision,
+                "state": p.state,
+                "reasons": p.reasons,
+                "message_id": p.message_id,
+            }
+        )
     recorded = {p.proposal_id for p in state.proposals}
     for n, (raw, receipt) in enumerate(zip(run.raws, run.receipts, strict=False)):
         if receipt.side_effects.get("proposal_recorded") and raw["proposal_id"] in recorded:
             continue
-        proposals.append({
-            "proposal_step": n, "proposal_id": raw["proposal_id"],
-            "payload_hash": receipt.payload_hash, "decision": receipt.decision.value,
-            "state": "rejected", "reasons": receipt.reasons,
-            "message_id": run.ns.unmessage(raw["evidence"]["message_id"])})
-    return {"case_id": run.case["id"], "checkpoint": checkpoint,
-            "memories": [m.as_json() for m in state.memories],
-            "proposals": proposals, "recall": state.recall}
+        proposals.append(
+            {
+                "proposal_step": n,
+                "proposal_id": raw["proposal_id"],
+                "payload_hash": receipt.payload_hash,
+                "decision": receipt.decision.value,
+                "state": "rejected",
+                "reasons": receipt.reasons,
+                "message_id": run.ns.unmessage(raw["evidence"]["message_id"]),
+            }
+        )
+    return {
+        "case_id": run.case["id"],
+        "checkpoint": checkpoint,
+        "memories": [m.as_json() for m in state.memories],
+        "proposals": proposals,
+        "recall": state.recall,
+    }
 
 
 def _case_proposal_id(run: CaseRun, stored_id: str, identity: dict[str, Any]) -> str:
     """The id as the case itself would compute it: its own tenant and message ids."""
     if stored_id != compute_id(identity):
         return stored_id
-    own = dict(identity, tenant_id=run.ns.untenant(identity["tenant_id"]),
-               message_id=run.ns.unmessage(identity["message_id"]))
+    own = dict(
+        identity,
+        tenant_id=run.ns.untenant(identity["tenant_id"]),
+        message_id=run.ns.unmessage(identity["message_id"]),
+    )
     return compute_id(proposal_identity(**{k: v for k, v in own.items() if k != "schema"}))
 
 
@@ -224,8 +257,9 @@ def _secret_absent(run: CaseRun, secret: str) -> bool:
             if "tenant_id" in table.c:
                 stmt = stmt.where(table.c.tenant_id.in_(run.tenants))
             elif table is processed_events:
-                stmt = stmt.where(or_(*(cast(table.c.event_key, String).like(f"{t}:%")
-                                        for t in run.tenants)))
+                stmt = stmt.where(
+                    or_(*(cast(table.c.event_key, String).like(f"{t}:%") for t in run.tenants))
+                )
             for row in conn.execute(stmt):
                 if any(isinstance(v, str) and secret in v for v in row):
                     return False

@@ -22,33 +22,59 @@ ProposalEvent = tuple[Topic, str, str, dict[str, Any]]
 def with_id(body: ProposalBody) -> dict[str, Any]:
     """The proposal as sent to the gate: the body plus its recomputable id."""
     data = body.model_dump(mode="json")
-    data["proposal_id"] = proposal_id(proposal_identity(
-        tenant_id=body.tenant_id, subject_id=body.subject_id, scope=data["scope"],
-        kind=data["kind"], normalized_key=body.normalized_key,
-        message_id=body.evidence.message_id, start=body.evidence.start, end=body.evidence.end,
-        stable_candidate_ordinal=body.stable_candidate_ordinal,
-        extractor_version=body.extractor_version))
+    data["proposal_id"] = proposal_id(
+        proposal_identity(
+            tenant_id=body.tenant_id,
+            subject_id=body.subject_id,
+            scope=data["scope"],
+            kind=data["kind"],
+            normalized_key=body.normalized_key,
+            message_id=body.evidence.message_id,
+            start=body.evidence.start,
+            end=body.evidence.end,
+            stable_candidate_ordinal=body.stable_candidate_ordinal,
+            extractor_version=body.extractor_version,
+        )
+    )
     return data
 
 
 def _proposal_events(row: Row[Any], registry: Registry) -> list[ProposalEvent]:
     if row.status != MessageStatus.ACTIVE:
         return []  # revoked before extraction: nothing may be proposed from it
-    turn = Turn(tenant_id=row.tenant_id, subject_id=row.subject_id, session_id=row.session_id,
-                message_id=row.message_id, role=row.role, source=row.source, text=row.text,
-                created_at=as_utc(row.created_at), author_id=row.author_id)
+    turn = Turn(
+        tenant_id=row.tenant_id,
+        subject_id=row.subject_id,
+        session_id=row.session_id,
+        message_id=row.message_id,
+        role=row.role,
+        source=row.source,
+        text=row.text,
+        created_at=as_utc(row.created_at),
+        author_id=row.author_id,
+    )
     events: list[ProposalEvent] = []
     for body in extract(turn, registry):
         proposal = with_id(body)
-        events.append((Topic.PROPOSAL_SUBMITTED, f"{row.tenant_id}:{proposal['proposal_id']}",
-                       row.tenant_id, proposal))
+        events.append(
+            (
+                Topic.PROPOSAL_SUBMITTED,
+                f"{row.tenant_id}:{proposal['proposal_id']}",
+                row.tenant_id,
+                proposal,
+            )
+        )
     return events
 
 
 def _message(conn: Connection, tenant_id: str, message_id: str, revision: int) -> Row[Any] | None:
-    return conn.execute(select(messages).where(
-        messages.c.tenant_id == tenant_id, messages.c.message_id == message_id,
-        messages.c.revision == revision)).first()
+    return conn.execute(
+        select(messages).where(
+            messages.c.tenant_id == tenant_id,
+            messages.c.message_id == message_id,
+            messages.c.revision == revision,
+        )
+    ).first()
 
 
 def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
@@ -65,8 +91,9 @@ def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = No
         for env in envelopes:
             if env["key"] not in fresh:
                 continue
-            row = _message(conn, env["tenant_id"], env["payload"]["message_id"],
-                           env["payload"]["revision"])
+            row = _message(
+                conn, env["tenant_id"], env["payload"]["message_id"], env["payload"]["revision"]
+            )
             if row is not None:
                 events.extend(_proposal_events(row, registry))
         emit_many(conn, events)
@@ -74,15 +101,19 @@ def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = No
     return len(events)
 
 
-def reextract_messages(tenant_id: str, message_ids: list[str], *,
-                       engine: Engine | None = None) -> int:
+def reextract_messages(
+    tenant_id: str, message_ids: list[str], *, engine: Engine | None = None
+) -> int:
     """Run extraction again on stored messages, bypassing the inbox (re-extraction after a
     forget, or a new extractor version). The gate sees the same proposal ids again, so
     unchanged candidates replay their stored receipts and write nothing."""
     registry = default_registry()
     with unit_of_work(engine or get_engine()) as uow:
-        rows = uow.conn.execute(select(messages).where(
-            messages.c.tenant_id == tenant_id, messages.c.message_id.in_(message_ids))).all()
+        rows = uow.conn.execute(
+            select(messages).where(
+                messages.c.tenant_id == tenant_id, messages.c.message_id.in_(message_ids)
+            )
+        ).all()
         events = [event for row in rows for event in _proposal_events(row, registry)]
         emit_many(uow.conn, events)
         uow.commit()

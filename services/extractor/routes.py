@@ -20,10 +20,19 @@ from shared.registry import KeySpec, Registry
 # Fixed schema field order: a proposal's stable_candidate_ordinal is
 # sentence_index * ORDINAL_STRIDE + KEY_ORDER.index(key) (SPEC §4), never model output order.
 KEY_ORDER: tuple[str, ...] = (
-    "preference.package_manager", "preference.language", "preference.ui_theme",
-    "preference.editor", "preference.communication_style", "profile.name",
-    "profile.timezone", "profile.location", "profile.contact", "profile.health",
-    "decision.note", "preference.note", "task_fact.note",
+    "preference.package_manager",
+    "preference.language",
+    "preference.ui_theme",
+    "preference.editor",
+    "preference.communication_style",
+    "profile.name",
+    "profile.timezone",
+    "profile.location",
+    "profile.contact",
+    "profile.health",
+    "decision.note",
+    "preference.note",
+    "task_fact.note",
 )
 ORDINAL_STRIDE = 16
 
@@ -158,8 +167,9 @@ def _near_before(folded: str, pos: int, pattern: str, window: int = 24) -> bool:
     )
 
 
-def _mentions(spec: KeySpec, folded: str, forms_ok: Callable[[str], bool] | None = None
-              ) -> dict[str, list[int]]:
+def _mentions(
+    spec: KeySpec, folded: str, forms_ok: Callable[[str], bool] | None = None
+) -> dict[str, list[int]]:
     """canonical value -> positions of its surface forms in ``folded`` (token-bounded)."""
     found: dict[str, list[int]] = {}
     canonicals = list(spec.value.get("values", [])) or list(spec.aliases)
@@ -177,11 +187,11 @@ _REJECTED = re.compile(
 )
 
 
-def _choose(found: dict[str, list[int]], folded: str,
-            stated: Callable[[int], bool]) -> str | None:
+def _choose(found: dict[str, list[int]], folded: str, stated: Callable[[int], bool]) -> str | None:
     """The one value the sentence states; None when none or several remain."""
     keep = [
-        value for value, positions in found.items()
+        value
+        for value, positions in found.items()
         if any(stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions)
     ]
     return keep[0] if len(keep) == 1 else None
@@ -214,9 +224,11 @@ def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
 
     def beside_noun(pos: int) -> bool:
         after = s.folded[pos : pos + 24]
-        return bool(re.match(r"[^\s]+\s*(?:[\w-]+\s+)?" + noun, after)) or bool(
-            re.match(r"\S*?" + ZH_THEME_NOUN, after)
-        ) or _near_before(s.folded, pos, noun + r"\s*(?:is|=|:|是|用|为)?", 16)
+        return (
+            bool(re.match(r"[^\s]+\s*(?:[\w-]+\s+)?" + noun, after))
+            or bool(re.match(r"\S*?" + ZH_THEME_NOUN, after))
+            or _near_before(s.folded, pos, noun + r"\s*(?:is|=|:|是|用|为)?", 16)
+        )
 
     return _choose(_mentions(spec, s.folded), s.folded, beside_noun)
 
@@ -333,5 +345,3 @@ def has_speaker(folded: str) -> bool:
 def is_habit_of_speaker(folded: str) -> bool:
     """The sentence describes a habit of its speaker: the bar for an inferred proposal."""
     return bool(re.search(SPEAKER, folded)) and bool(re.search(HABITUAL, folded))
-
-

@@ -82,8 +82,13 @@ def _confidence(features: SentenceFeatures) -> float:
     return CONFIDENCE_INFERRED
 
 
-def _candidates(sentence: str, claim: str, features: SentenceFeatures, registry: Registry,
-                session_task_facts: bool) -> dict[str, str]:
+def _candidates(
+    sentence: str,
+    claim: str,
+    features: SentenceFeatures,
+    registry: Registry,
+    session_task_facts: bool,
+) -> dict[str, str]:
     """key -> value this sentence may propose; empty when it states nothing durable."""
     if features.has(Feature.NEGATED) or features.has(Feature.QUESTION):
         return {}
@@ -100,8 +105,11 @@ def _candidates(sentence: str, claim: str, features: SentenceFeatures, registry:
     instructed = features.has(Feature.EXPLICIT_INSTRUCTION)
     speaker = has_speaker(s.folded)
     routed = {
-        key: value for key, value in route(s, registry).items()
-        if owner_prefers or key == "decision.note" or (key in _REPLY_KEYS and instructed)
+        key: value
+        for key, value in route(s, registry).items()
+        if owner_prefers
+        or key == "decision.note"
+        or (key in _REPLY_KEYS and instructed)
         or (key.startswith("profile.") and speaker)
     }
     if not routed and instructed and claim:
@@ -109,11 +117,22 @@ def _candidates(sentence: str, claim: str, features: SentenceFeatures, registry:
     return routed
 
 
-def _proposal(turn: Turn, sent: Sentence, index: int, key: str, value: str, spec: KeySpec,
-              features: SentenceFeatures, extractor_version: str) -> ProposalBody:
+def _proposal(
+    turn: Turn,
+    sent: Sentence,
+    index: int,
+    key: str,
+    value: str,
+    spec: KeySpec,
+    features: SentenceFeatures,
+    extractor_version: str,
+) -> ProposalBody:
     session = key == _SESSION_KEY
-    scope = (Scope(kind=ScopeKind.SESSION, key=turn.session_id) if session
-             else Scope(kind=ScopeKind.USER, key=turn.subject_id))
+    scope = (
+        Scope(kind=ScopeKind.SESSION, key=turn.session_id)
+        if session
+        else Scope(kind=ScopeKind.USER, key=turn.subject_id)
+    )
     return ProposalBody(
         tenant_id=turn.tenant_id,
         subject_id=turn.subject_id,
@@ -122,8 +141,12 @@ def _proposal(turn: Turn, sent: Sentence, index: int, key: str, value: str, spec
         normalized_key=key,
         stable_candidate_ordinal=index * ORDINAL_STRIDE + KEY_ORDER.index(key),
         value=value,
-        evidence=Evidence(message_id=turn.message_id, start=sent.start, end=sent.end,
-                          sha256=sha256_hex(turn.text[sent.start : sent.end])),
+        evidence=Evidence(
+            message_id=turn.message_id,
+            start=sent.start,
+            end=sent.end,
+            sha256=sha256_hex(turn.text[sent.start : sent.end]),
+        ),
         extractor_version=extractor_version,
         confidence=_confidence(features),
         expires_at=turn.created_at + SESSION_FACT_TTL if session else None,
@@ -132,12 +155,20 @@ def _proposal(turn: Turn, sent: Sentence, index: int, key: str, value: str, spec
 
 def is_owner_turn(turn: Turn) -> bool:
     """Only the subject's own user messages are evidence for user facts (SPEC §5.2, §5.7)."""
-    return (turn.role == Role.USER and turn.source == Source.USER_MESSAGE
-            and turn.author == turn.subject_id)
+    return (
+        turn.role == Role.USER
+        and turn.source == Source.USER_MESSAGE
+        and turn.author == turn.subject_id
+    )
 
 
-def extract(turn: Turn, registry: Registry, *, extractor_version: str = EXTRACTOR_VERSION,
-            session_task_facts: bool = False) -> list[ProposalBody]:
+def extract(
+    turn: Turn,
+    registry: Registry,
+    *,
+    extractor_version: str = EXTRACTOR_VERSION,
+    session_task_facts: bool = False,
+) -> list[ProposalBody]:
     """Propose memories from one turn; deterministic, at most one proposal per (sentence, key).
 
     ``session_task_facts`` (off by default, as seed 004 says one-time requests are not to be
@@ -167,6 +198,7 @@ def extract(turn: Turn, registry: Registry, *, extractor_version: str = EXTRACTO
                 continue
             if ungrounded_reason(value, sent.text, spec, turn.created_at) is not None:
                 continue  # never send what the gate would refuse as ungrounded
-            proposals.append(_proposal(turn, sent, index, key, value, spec, features,
-                                       extractor_version))
+            proposals.append(
+                _proposal(turn, sent, index, key, value, spec, features, extractor_version)
+            )
     return proposals

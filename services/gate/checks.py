@@ -6,12 +6,12 @@ re-read from the stored message, and the sentence is classified here, never from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from shared.canonical import proposal_id as compute_proposal_id
 from shared.canonical import claim_text, proposal_identity, sha256_hex
+from shared.canonical import proposal_id as compute_proposal_id
 from shared.classifier import Feature, classify
 from shared.grounding import ungrounded_reason
 from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
@@ -65,10 +65,14 @@ class Assessment:
 def recompute_proposal_id(p: MemoryProposal) -> str:
     return compute_proposal_id(
         proposal_identity(
-            tenant_id=p.tenant_id, subject_id=p.subject_id,
-            scope={"kind": p.scope.kind.value, "key": p.scope.key}, kind=p.kind.value,
-            normalized_key=p.normalized_key, message_id=p.evidence.message_id,
-            start=p.evidence.start, end=p.evidence.end,
+            tenant_id=p.tenant_id,
+            subject_id=p.subject_id,
+            scope={"kind": p.scope.kind.value, "key": p.scope.key},
+            kind=p.kind.value,
+            normalized_key=p.normalized_key,
+            message_id=p.evidence.message_id,
+            start=p.evidence.start,
+            end=p.evidence.end,
             stable_candidate_ordinal=p.stable_candidate_ordinal,
             extractor_version=p.extractor_version,
         )
@@ -104,8 +108,9 @@ def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment)
     return span
 
 
-def _check_value(p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry,
-                 a: Assessment) -> None:
+def _check_value(
+    p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
+) -> None:
     spec = registry.get(p.kind.value, p.normalized_key)
     if spec is None:
         a.reject.append("unknown_key")
@@ -133,8 +138,9 @@ def _check_value(p: MemoryProposal, span: str, msg: StoredMessage, registry: Reg
 def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
     """A secret found in the whole message that overlaps the span: catches a span that
     holds only part of a secret, which the span alone would not show as one."""
-    return any(f.start < p.evidence.end and p.evidence.start < f.end
-               for f in find_secrets(msg.text))
+    return any(
+        f.start < p.evidence.end and p.evidence.start < f.end for f in find_secrets(msg.text)
+    )
 
 
 def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
@@ -153,8 +159,9 @@ def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessme
         a.passed("sensitivity")
 
 
-def _check_durability(p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry,
-                      a: Assessment) -> None:
+def _check_durability(
+    p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
+) -> None:
     features = classify(span)
     a.features = features.reasons()
     session_fact = _session_task_fact(p, msg)
@@ -172,9 +179,14 @@ def _check_durability(p: MemoryProposal, span: str, msg: StoredMessage, registry
     # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
     if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
         a.review.append("negated")
-    if (spec is not None and not spec.multi_valued and p.kind.value in ("preference", "profile")
-            and p.normalized_key not in OWNER_IMPLIED_KEYS
-            and not features.has(Feature.FIRST_PERSON_DURABLE) and not _FIRST_PERSON.search(span)):
+    if (
+        spec is not None
+        and not spec.multi_valued
+        and p.kind.value in ("preference", "profile")
+        and p.normalized_key not in OWNER_IMPLIED_KEYS
+        and not features.has(Feature.FIRST_PERSON_DURABLE)
+        and not _FIRST_PERSON.search(span)
+    ):
         a.review.append("owner_not_stated")
     # A user's instruction for their own session is explicit for that session.
     if not features.explicit and not session_fact:
@@ -192,8 +204,14 @@ def _session_task_fact(p: MemoryProposal, msg: StoredMessage) -> bool:
     )
 
 
-def assess(p: MemoryProposal, msg: StoredMessage | None, registry: Registry, *,
-           review_all: bool, suppressed: bool) -> Assessment:
+def assess(
+    p: MemoryProposal,
+    msg: StoredMessage | None,
+    registry: Registry,
+    *,
+    review_all: bool,
+    suppressed: bool,
+) -> Assessment:
     """Run checks 2–8 of SPEC §5 on a proposal whose id was already verified."""
     a = Assessment()
     a.passed("proposal_id")

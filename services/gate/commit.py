@@ -9,10 +9,10 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, update
 
+from shared.canonical import jcs
 from shared.db import dumps, insert_ignore
 from shared.models import MemoryStatus, ProposalState, Receipt, Topic
 from shared.outbox import emit
-from shared.canonical import jcs
 from shared.schema import (
     current_memories,
     fact_keys,
@@ -32,10 +32,14 @@ def receipt_body(receipt: Receipt) -> str:
 
 
 def store_receipt(conn: Connection, receipt: Receipt, now: datetime) -> None:
-    conn.execute(receipts.insert().values(
-        tenant_id=receipt.tenant_id, proposal_id=receipt.proposal_id,
-        body=receipt_body(receipt), created_at=now,
-    ))
+    conn.execute(
+        receipts.insert().values(
+            tenant_id=receipt.tenant_id,
+            proposal_id=receipt.proposal_id,
+            body=receipt_body(receipt),
+            created_at=now,
+        )
+    )
 
 
 def commit_version(
@@ -58,8 +62,10 @@ def commit_version(
     # Compare-and-set even under the lock: a second guard that history is never overwritten.
     moved = conn.execute(
         update(fact_keys)
-        .where(fact_keys.c.id == fact_row["id"],
-               fact_keys.c.current_version == fact_row["current_version"])
+        .where(
+            fact_keys.c.id == fact_row["id"],
+            fact_keys.c.current_version == fact_row["current_version"],
+        )
         .values(current_version=new_version, updated_at=now)
     ).rowcount
     if moved != 1:
@@ -67,44 +73,86 @@ def commit_version(
     if previous_version is not None:
         conn.execute(
             update(memory_versions)
-            .where(memory_versions.c.memory_id == memory_id,
-                   memory_versions.c.version == previous_version)
+            .where(
+                memory_versions.c.memory_id == memory_id,
+                memory_versions.c.version == previous_version,
+            )
             # bi-temporal: the old fact stopped holding (valid_to); the system did not stop
             # knowing it held before, so expired_at stays empty
             .values(status=MemoryStatus.SUPERSEDED, valid_to=valid_from)
         )
         conn.execute(
             update(proposals)
-            .where(proposals.c.memory_id == memory_id,
-                   proposals.c.memory_version == previous_version,
-                   proposals.c.state == ProposalState.COMMITTED)
+            .where(
+                proposals.c.memory_id == memory_id,
+                proposals.c.memory_version == previous_version,
+                proposals.c.state == ProposalState.COMMITTED,
+            )
             .values(state=ProposalState.SUPERSEDED)
         )
-    key_columns = {name: fact_row[name] for name in
-                   ("tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
-                    "claim_key")}
-    conn.execute(memory_versions.insert().values(
-        memory_id=memory_id, version=new_version, **key_columns, value_json=dumps(value),
-        status=MemoryStatus.COMMITTED, proposal_id=proposal_id, auto=auto,
-        supersedes=previous_version, derived_from="[]", valid_from=valid_from,
-        recorded_at=now, expires_at=expires_at,
-    ))
-    add_evidence(conn, memory_id, new_version, fact_row["tenant_id"], message_id,
-                 message_revision)
+    key_columns = {
+        name: fact_row[name]
+        for name in (
+            "tenant_id",
+            "subject_id",
+            "scope_kind",
+            "scope_key",
+            "kind",
+            "normalized_key",
+            "claim_key",
+        )
+    }
+    conn.execute(
+        memory_versions.insert().values(
+            memory_id=memory_id,
+            version=new_version,
+            **key_columns,
+            value_json=dumps(value),
+            status=MemoryStatus.COMMITTED,
+            proposal_id=proposal_id,
+            auto=auto,
+            supersedes=previous_version,
+            derived_from="[]",
+            valid_from=valid_from,
+            recorded_at=now,
+            expires_at=expires_at,
+        )
+    )
+    add_evidence(conn, memory_id, new_version, fact_row["tenant_id"], message_id, message_revision)
     conn.execute(delete(current_memories).where(current_memories.c.memory_id == memory_id))
-    conn.execute(current_memories.insert().values(
-        memory_id=memory_id, version=new_version, **key_columns, value_json=dumps(value),
-        expires_at=expires_at, updated_at=now,
-    ))
-    emit(conn, Topic.MEMORY_COMMITTED, f"{memory_id}:{new_version}", fact_row["tenant_id"],
-         {"memory_id": memory_id, "version": new_version, "subject_id": fact_row["subject_id"]})
+    conn.execute(
+        current_memories.insert().values(
+            memory_id=memory_id,
+            version=new_version,
+            **key_columns,
+            value_json=dumps(value),
+            expires_at=expires_at,
+            updated_at=now,
+        )
+    )
+    emit(
+        conn,
+        Topic.MEMORY_COMMITTED,
+        f"{memory_id}:{new_version}",
+        fact_row["tenant_id"],
+        {"memory_id": memory_id, "version": new_version, "subject_id": fact_row["subject_id"]},
+    )
     return memory_id, new_version
 
 
-def add_evidence(conn: Connection, memory_id: str, version: int, tenant_id: str,
-                 message_id: str, revision: int) -> None:
+def add_evidence(
+    conn: Connection, memory_id: str, version: int, tenant_id: str, message_id: str, revision: int
+) -> None:
     """Provenance is counted, not guessed: one row per message revision supporting a version."""
-    insert_ignore(conn, memory_evidence,
-                  {"memory_id": memory_id, "version": version, "tenant_id": tenant_id,
-                   "message_id": message_id, "revision": revision},
-                  ["memory_id", "version", "message_id", "revision"])
+    insert_ignore(
+        conn,
+        memory_evidence,
+        {
+            "memory_id": memory_id,
+            "version": version,
+            "tenant_id": tenant_id,
+            "message_id": message_id,
+            "revision": revision,
+        },
+        ["memory_id", "version", "message_id", "revision"],
+    )

@@ -40,42 +40,78 @@ class ReviewOutcome:
     memory_version: int | None = None
 
 
-def pending(principal: Principal, tenant_id: str, *, engine: Engine | None = None,
-            limit: int = 100) -> list[dict[str, Any]]:
+def pending(
+    principal: Principal, tenant_id: str, *, engine: Engine | None = None, limit: int = 100
+) -> list[dict[str, Any]]:
     """Pending confirmations of one tenant, most confident first."""
     authorize(principal, Scope.REVIEW, tenant_id)
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(
-            select(proposals).where(proposals.c.tenant_id == tenant_id,
-                                    proposals.c.state == ProposalState.PENDING)
-            .order_by(proposals.c.confidence.desc(), proposals.c.id).limit(limit)).all()
-    return [{"proposal_id": r.proposal_id, "payload_hash": r.payload_hash,
-             "subject_id": r.subject_id, "kind": r.kind, "normalized_key": r.normalized_key,
-             "value": json.loads(r.value_json) if r.value_json else None,
-             "scope": {"kind": r.scope_kind, "key": r.scope_key},
-             "expires_at": as_utc(r.expires_at).isoformat() if r.expires_at else None,
-             "decision": r.decision, "reasons": json.loads(r.reasons),
-             "confidence": r.confidence, "message_id": r.message_id} for r in rows]
+            select(proposals)
+            .where(proposals.c.tenant_id == tenant_id, proposals.c.state == ProposalState.PENDING)
+            .order_by(proposals.c.confidence.desc(), proposals.c.id)
+            .limit(limit)
+        ).all()
+    return [
+        {
+            "proposal_id": r.proposal_id,
+            "payload_hash": r.payload_hash,
+            "subject_id": r.subject_id,
+            "kind": r.kind,
+            "normalized_key": r.normalized_key,
+            "value": json.loads(r.value_json) if r.value_json else None,
+            "scope": {"kind": r.scope_kind, "key": r.scope_key},
+            "expires_at": as_utc(r.expires_at).isoformat() if r.expires_at else None,
+            "decision": r.decision,
+            "reasons": json.loads(r.reasons),
+            "confidence": r.confidence,
+            "message_id": r.message_id,
+        }
+        for r in rows
+    ]
 
 
 def _frozen(conn: Connection, tenant_id: str, proposal_id: str) -> Any:
     # FOR UPDATE on Postgres: two reviewers approving at once execute one after the other.
-    stmt = select(proposals).where(proposals.c.tenant_id == tenant_id,
-                                   proposals.c.proposal_id == proposal_id)
+    stmt = select(proposals).where(
+        proposals.c.tenant_id == tenant_id, proposals.c.proposal_id == proposal_id
+    )
     if conn.dialect.name == "postgresql":
         stmt = stmt.with_for_update()
     return conn.execute(stmt).first()
 
 
-def _audit(conn: Connection, tenant_id: str, proposal_id: str, ph: str, principal_id: str,
-           verdict: str, outcome: str, now: datetime) -> None:
-    conn.execute(approvals.insert().values(
-        tenant_id=tenant_id, proposal_id=proposal_id, payload_hash=ph,
-        principal_id=principal_id, verdict=verdict, outcome=outcome, created_at=now))
+def _audit(
+    conn: Connection,
+    tenant_id: str,
+    proposal_id: str,
+    ph: str,
+    principal_id: str,
+    verdict: str,
+    outcome: str,
+    now: datetime,
+) -> None:
+    conn.execute(
+        approvals.insert().values(
+            tenant_id=tenant_id,
+            proposal_id=proposal_id,
+            payload_hash=ph,
+            principal_id=principal_id,
+            verdict=verdict,
+            outcome=outcome,
+            created_at=now,
+        )
+    )
 
 
-def approve(principal: Principal, tenant_id: str, proposal_id: str, approved_payload_hash: str,
-            *, engine: Engine | None = None) -> ReviewOutcome:
+def approve(
+    principal: Principal,
+    tenant_id: str,
+    proposal_id: str,
+    approved_payload_hash: str,
+    *,
+    engine: Engine | None = None,
+) -> ReviewOutcome:
     """Execute the frozen formation of a pending candidate, bound to its payload hash."""
     authorize(principal, Scope.REVIEW, tenant_id)
     principal_id = principal.principal_id
@@ -87,41 +123,84 @@ def approve(principal: Principal, tenant_id: str, proposal_id: str, approved_pay
         refusal = _approval_refusal(conn, row, approved_payload_hash, principal_id)
         if refusal:
             if row is not None:
-                _audit(conn, tenant_id, proposal_id, approved_payload_hash, principal_id,
-                       "approve", f"refused:{refusal}", now)
+                _audit(
+                    conn,
+                    tenant_id,
+                    proposal_id,
+                    approved_payload_hash,
+                    principal_id,
+                    "approve",
+                    f"refused:{refusal}",
+                    now,
+                )
                 uow.commit()
             raise ReviewRefused(refusal)
         spec = default_registry().get(row.kind, row.normalized_key)
-        key = {"tenant_id": row.tenant_id, "subject_id": row.subject_id,
-               "scope_kind": row.scope_kind, "scope_key": row.scope_key, "kind": row.kind,
-               "normalized_key": row.normalized_key,
-               "claim_key": claim_key(json.loads(row.value_json),
-                                      bool(spec and spec.multi_valued))}
+        key = {
+            "tenant_id": row.tenant_id,
+            "subject_id": row.subject_id,
+            "scope_kind": row.scope_kind,
+            "scope_key": row.scope_key,
+            "kind": row.kind,
+            "normalized_key": row.normalized_key,
+            "claim_key": claim_key(json.loads(row.value_json), bool(spec and spec.multi_valued)),
+        }
         fact_row = lock_fact_key(conn, key, memory_id_for(key))
         if int(fact_row["current_version"]) != int(row.expected_version or 0):
-            conn.execute(update(proposals).where(proposals.c.id == row.id)
-                         .values(state=ProposalState.CONFLICTED))
-            _audit(conn, tenant_id, proposal_id, approved_payload_hash, principal_id,
-                   "approve", "refused:stale_expected_version", now)
+            conn.execute(
+                update(proposals)
+                .where(proposals.c.id == row.id)
+                .values(state=ProposalState.CONFLICTED)
+            )
+            _audit(
+                conn,
+                tenant_id,
+                proposal_id,
+                approved_payload_hash,
+                principal_id,
+                "approve",
+                "refused:stale_expected_version",
+                now,
+            )
             uow.commit()
             raise ReviewRefused("stale_expected_version")
         current = store.load_current(conn, fact_row["memory_id"])
         msg = store.load_message(conn, tenant_id, row.message_id)
         memory_id, version = writes.commit_version(
-            conn, fact_row=fact_row, previous_version=current.version if current else None,
-            value=json.loads(row.value_json), proposal_id=proposal_id,
-            message_id=row.message_id, message_revision=row.message_revision, auto=False,
-            valid_from=msg.created_at if msg else now, expires_at=as_utc(row.expires_at), now=now)
-        conn.execute(update(proposals).where(proposals.c.id == row.id).values(
-            state=ProposalState.COMMITTED, memory_id=memory_id, memory_version=version))
-        _audit(conn, tenant_id, proposal_id, approved_payload_hash, principal_id, "approve",
-               "committed", now)
+            conn,
+            fact_row=fact_row,
+            previous_version=current.version if current else None,
+            value=json.loads(row.value_json),
+            proposal_id=proposal_id,
+            message_id=row.message_id,
+            message_revision=row.message_revision,
+            auto=False,
+            valid_from=msg.created_at if msg else now,
+            expires_at=as_utc(row.expires_at),
+            now=now,
+        )
+        conn.execute(
+            update(proposals)
+            .where(proposals.c.id == row.id)
+            .values(state=ProposalState.COMMITTED, memory_id=memory_id, memory_version=version)
+        )
+        _audit(
+            conn,
+            tenant_id,
+            proposal_id,
+            approved_payload_hash,
+            principal_id,
+            "approve",
+            "committed",
+            now,
+        )
         uow.commit()
     return ReviewOutcome(proposal_id, ProposalState.COMMITTED.value, memory_id, version)
 
 
-def _approval_refusal(conn: Connection, row: Any, approved_hash: str,
-                      principal_id: str) -> str | None:
+def _approval_refusal(
+    conn: Connection, row: Any, approved_hash: str, principal_id: str
+) -> str | None:
     if row is None:
         return "unknown_proposal"
     if row.proposed_by == principal_id:
@@ -133,9 +212,12 @@ def _approval_refusal(conn: Connection, row: Any, approved_hash: str,
     if row.value_json is None:
         return "payload_unavailable"
     # The stored formation must still hash to what was approved (tamper evidence at rest).
-    recomputed = payload_hash(value=json.loads(row.value_json), confidence=row.confidence,
-                              expires_at=as_utc(row.expires_at),
-                              evidence_hash=row.evidence_sha256)
+    recomputed = payload_hash(
+        value=json.loads(row.value_json),
+        confidence=row.confidence,
+        expires_at=as_utc(row.expires_at),
+        evidence_hash=row.evidence_sha256,
+    )
     if recomputed != row.payload_hash:
         return "payload_changed"
     msg = store.load_message(conn, row.tenant_id, row.message_id)
@@ -146,8 +228,9 @@ def _approval_refusal(conn: Connection, row: Any, approved_hash: str,
     return None
 
 
-def reject(principal: Principal, tenant_id: str, proposal_id: str, *,
-           engine: Engine | None = None) -> ReviewOutcome:
+def reject(
+    principal: Principal, tenant_id: str, proposal_id: str, *, engine: Engine | None = None
+) -> ReviewOutcome:
     authorize(principal, Scope.REVIEW, tenant_id)
     principal_id = principal.principal_id
     now = utcnow()
@@ -157,9 +240,18 @@ def reject(principal: Principal, tenant_id: str, proposal_id: str, *,
             raise ReviewRefused("unknown_proposal")
         if row.state != ProposalState.PENDING:
             raise ReviewRefused("not_pending")
-        uow.conn.execute(update(proposals).where(proposals.c.id == row.id)
-                         .values(state=ProposalState.REJECTED))
-        _audit(uow.conn, tenant_id, proposal_id, row.payload_hash, principal_id, "reject",
-               "rejected", now)
+        uow.conn.execute(
+            update(proposals).where(proposals.c.id == row.id).values(state=ProposalState.REJECTED)
+        )
+        _audit(
+            uow.conn,
+            tenant_id,
+            proposal_id,
+            row.payload_hash,
+            principal_id,
+            "reject",
+            "rejected",
+            now,
+        )
         uow.commit()
     return ReviewOutcome(proposal_id, ProposalState.REJECTED.value)

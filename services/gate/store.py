@@ -24,10 +24,16 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
     if row is None:
         return None
     return StoredMessage(
-        tenant_id=row.tenant_id, message_id=row.message_id, revision=row.revision,
+        tenant_id=row.tenant_id,
+        message_id=row.message_id,
+        revision=row.revision,
         subject_id=row.subject_id,
-        author_id=row.author_id, role=row.role, source=row.source, text=row.text,
-        status=row.status, created_at=as_utc(row.created_at),  # type: ignore[arg-type]
+        author_id=row.author_id,
+        role=row.role,
+        source=row.source,
+        text=row.text,
+        status=row.status,
+        created_at=as_utc(row.created_at),  # type: ignore[arg-type]
     )
 
 
@@ -44,10 +50,14 @@ def seen_version(conn: Connection, key: dict[str, str]) -> int:
 def load_current(conn: Connection, memory_id: str) -> CurrentFact | None:
     """The committed current version of a memory, if one is recallable at all."""
     row = conn.execute(
-        select(current_memories.c.version, current_memories.c.value_json,
-               memory_versions.c.valid_from)
-        .join(memory_versions, (memory_versions.c.memory_id == current_memories.c.memory_id)
-              & (memory_versions.c.version == current_memories.c.version))
+        select(
+            current_memories.c.version, current_memories.c.value_json, memory_versions.c.valid_from
+        )
+        .join(
+            memory_versions,
+            (memory_versions.c.memory_id == current_memories.c.memory_id)
+            & (memory_versions.c.version == current_memories.c.version),
+        )
         .where(current_memories.c.memory_id == memory_id)
     ).first()
     if row is None:
@@ -59,10 +69,15 @@ def is_suppressed(conn: Connection, tenant_id: str, subject_id: str, texts: list
     hashes = {normalized_content_hash(t) for t in texts if t}
     if not hashes:
         return False
-    return conn.execute(
-        select(suppressions.c.content_hash).where(
-            suppressions.c.tenant_id == tenant_id,
-            suppressions.c.subject_id == subject_id,
-            suppressions.c.content_hash.in_(hashes),
-        ).limit(1)
-    ).first() is not None
+    return (
+        conn.execute(
+            select(suppressions.c.content_hash)
+            .where(
+                suppressions.c.tenant_id == tenant_id,
+                suppressions.c.subject_id == subject_id,
+                suppressions.c.content_hash.in_(hashes),
+            )
+            .limit(1)
+        ).first()
+        is not None
+    )

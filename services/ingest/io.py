@@ -24,13 +24,26 @@ class IngestResult:
     duplicates: int
 
 
-def _fingerprint(tenant: str, subject: str, session: str, role: str, source: str,
-                 author: str, text_sha: str, created_at: object) -> tuple[object, ...]:
+def _fingerprint(
+    tenant: str,
+    subject: str,
+    session: str,
+    role: str,
+    source: str,
+    author: str,
+    text_sha: str,
+    created_at: object,
+) -> tuple[object, ...]:
     return (tenant, subject, session, role, source, author, text_sha, created_at)
 
 
-def ingest_turns(turns: list[Turn], *, engine: Engine | None = None, extract: bool = True,
-                 max_text_chars: int = 20_000) -> IngestResult:
+def ingest_turns(
+    turns: list[Turn],
+    *,
+    engine: Engine | None = None,
+    extract: bool = True,
+    max_text_chars: int = 20_000,
+) -> IngestResult:
     """Store a batch of turns. A message id seen before with identical content is a no-op;
     with different content the whole batch is refused and nothing changes.
 
@@ -40,7 +53,8 @@ def ingest_turns(turns: list[Turn], *, engine: Engine | None = None, extract: bo
         if len(turn.text) > max_text_chars:
             raise IngestRefused(
                 f"message {turn.message_id}: text has {len(turn.text)} characters, "
-                f"limit {max_text_chars}")
+                f"limit {max_text_chars}"
+            )
     now = utcnow()
     stored = duplicates = 0
     with unit_of_work(engine or get_engine()) as uow:
@@ -48,29 +62,57 @@ def ingest_turns(turns: list[Turn], *, engine: Engine | None = None, extract: bo
         rows, events, batch_seen = [], [], {}
         for turn in turns:
             text_sha = sha256_hex(turn.text)
-            fp = _fingerprint(turn.tenant_id, turn.subject_id, turn.session_id, turn.role.value,
-                              turn.source.value, turn.author, text_sha, as_utc(turn.created_at))
+            fp = _fingerprint(
+                turn.tenant_id,
+                turn.subject_id,
+                turn.session_id,
+                turn.role.value,
+                turn.source.value,
+                turn.author,
+                text_sha,
+                as_utc(turn.created_at),
+            )
             ident = (turn.tenant_id, turn.message_id)
             existing = batch_seen.get(ident) or _existing_fingerprint(conn, *ident)
             if existing is not None:
                 if existing != fp:
                     raise IngestRefused(
                         f"message {turn.message_id} already exists in tenant {turn.tenant_id} "
-                        "with different content; send a new revision to change it")
+                        "with different content; send a new revision to change it"
+                    )
                 duplicates += 1
                 continue
             batch_seen[ident] = fp
-            rows.append({"tenant_id": turn.tenant_id, "message_id": turn.message_id,
-                         "revision": 1, "subject_id": turn.subject_id,
-                         "session_id": turn.session_id, "role": turn.role.value,
-                         "source": turn.source.value, "author_id": turn.author,
-                         "text": turn.text, "text_sha256": text_sha,
-                         "created_at": turn.created_at, "received_at": now,
-                         "status": "active"})
+            rows.append(
+                {
+                    "tenant_id": turn.tenant_id,
+                    "message_id": turn.message_id,
+                    "revision": 1,
+                    "subject_id": turn.subject_id,
+                    "session_id": turn.session_id,
+                    "role": turn.role.value,
+                    "source": turn.source.value,
+                    "author_id": turn.author,
+                    "text": turn.text,
+                    "text_sha256": text_sha,
+                    "created_at": turn.created_at,
+                    "received_at": now,
+                    "status": "active",
+                }
+            )
             if extract:
-                events.append((Topic.TURN_RECEIVED, f"{turn.tenant_id}:{turn.message_id}:1",
-                               turn.tenant_id, {"message_id": turn.message_id, "revision": 1,
-                                                "subject_id": turn.subject_id}))
+                events.append(
+                    (
+                        Topic.TURN_RECEIVED,
+                        f"{turn.tenant_id}:{turn.message_id}:1",
+                        turn.tenant_id,
+                        {
+                            "message_id": turn.message_id,
+                            "revision": 1,
+                            "subject_id": turn.subject_id,
+                        },
+                    )
+                )
         if rows:
             conn.execute(messages.insert(), rows)
             emit_many(conn, events)
@@ -80,10 +122,22 @@ def ingest_turns(turns: list[Turn], *, engine: Engine | None = None, extract: bo
 
 
 def _existing_fingerprint(conn, tenant_id: str, message_id: str) -> tuple[object, ...] | None:  # type: ignore[no-untyped-def]
-    row = conn.execute(select(messages).where(
-        messages.c.tenant_id == tenant_id, messages.c.message_id == message_id,
-        messages.c.revision == 1)).first()
+    row = conn.execute(
+        select(messages).where(
+            messages.c.tenant_id == tenant_id,
+            messages.c.message_id == message_id,
+            messages.c.revision == 1,
+        )
+    ).first()
     if row is None:
         return None
-    return _fingerprint(row.tenant_id, row.subject_id, row.session_id, row.role, row.source,
-                        row.author_id, row.text_sha256, as_utc(row.created_at))
+    return _fingerprint(
+        row.tenant_id,
+        row.subject_id,
+        row.session_id,
+        row.role,
+        row.source,
+        row.author_id,
+        row.text_sha256,
+        as_utc(row.created_at),
+    )

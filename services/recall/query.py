@@ -38,22 +38,39 @@ class Recalled:
     expires_at: datetime | None
 
     def as_json(self) -> dict[str, Any]:
-        return {"memory_id": self.memory_id, "version": self.version, "kind": self.kind,
-                "normalized_key": self.normalized_key, "scope": self.scope,
-                "value": self.value, "score": round(self.score, 4),
-                "expires_at": self.expires_at.isoformat() if self.expires_at else None}
+        return {
+            "memory_id": self.memory_id,
+            "version": self.version,
+            "kind": self.kind,
+            "normalized_key": self.normalized_key,
+            "scope": self.scope,
+            "value": self.value,
+            "score": round(self.score, 4),
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+        }
 
 
 def keys_for_purpose(purpose: str) -> list[str]:
     """Registry keys whose retrieval purposes include ``purpose``."""
-    return sorted(spec.normalized_key for spec in default_registry().keys.values()
-                  if purpose in spec.retrieval_purposes)
+    return sorted(
+        spec.normalized_key
+        for spec in default_registry().keys.values()
+        if purpose in spec.retrieval_purposes
+    )
 
 
-def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int = 10,
-           scope_kind: str | None = None, scope_key: str | None = None,
-           purpose: str | None = None, engine: Engine | None = None,
-           now: datetime | None = None) -> list[Recalled]:
+def recall(
+    tenant_id: str,
+    subject_id: str,
+    query: str | None = None,
+    *,
+    k: int = 10,
+    scope_kind: str | None = None,
+    scope_key: str | None = None,
+    purpose: str | None = None,
+    engine: Engine | None = None,
+    now: datetime | None = None,
+) -> list[Recalled]:
     """The recallable memories of one subject, best first (see the module docstring)."""
     now = now or utcnow()
     supported = exists().where(
@@ -66,12 +83,19 @@ def recall(tenant_id: str, subject_id: str, query: str | None = None, *, k: int 
     )
     stmt = (
         select(current_memories, vector_index.c.embedding, vector_index.c.version.label("iv"))
-        .outerjoin(vector_index, and_(vector_index.c.memory_id == current_memories.c.memory_id,
-                                      vector_index.c.version == current_memories.c.version))
-        .where(current_memories.c.tenant_id == tenant_id,
-               current_memories.c.subject_id == subject_id,
-               or_(current_memories.c.expires_at.is_(None), current_memories.c.expires_at > now),
-               supported)
+        .outerjoin(
+            vector_index,
+            and_(
+                vector_index.c.memory_id == current_memories.c.memory_id,
+                vector_index.c.version == current_memories.c.version,
+            ),
+        )
+        .where(
+            current_memories.c.tenant_id == tenant_id,
+            current_memories.c.subject_id == subject_id,
+            or_(current_memories.c.expires_at.is_(None), current_memories.c.expires_at > now),
+            supported,
+        )
     )
     if scope_kind:
         stmt = stmt.where(current_memories.c.scope_kind == scope_kind)
@@ -91,10 +115,14 @@ def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:
         embedder = default_embedder(get_settings().embedding_dim)
         q = embedder.embed_one(query)
         q_features = set(features(query))
-        matrix = np.stack([
-            from_bytes(r.embedding) if r.embedding is not None and len(r.embedding) == q.nbytes
-            else embedder.embed_one(memory_text(r.normalized_key, r.value_json))
-            for r in rows])
+        matrix = np.stack(
+            [
+                from_bytes(r.embedding)
+                if r.embedding is not None and len(r.embedding) == q.nbytes
+                else embedder.embed_one(memory_text(r.normalized_key, r.value_json))
+                for r in rows
+            ]
+        )
         cosine = matrix @ q
         scores = []
         for row, cos in zip(rows, cosine, strict=True):
@@ -102,34 +130,62 @@ def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:
             scores.append(float(cos) + KEYWORD_WEIGHT * overlap)
     else:
         scores = [0.0] * len(rows)
-    ranked = sorted(zip(rows, scores, strict=True),
-                    key=lambda rs: (-rs[1], -as_utc(rs[0].updated_at).timestamp(), rs[0].memory_id))
+    ranked = sorted(
+        zip(rows, scores, strict=True),
+        key=lambda rs: (-rs[1], -as_utc(rs[0].updated_at).timestamp(), rs[0].memory_id),
+    )
     return [
-        Recalled(memory_id=r.memory_id, version=r.version, kind=r.kind,
-                 normalized_key=r.normalized_key, scope={"kind": r.scope_kind, "key": r.scope_key},
-                 value=json.loads(r.value_json), score=s, expires_at=as_utc(r.expires_at))
+        Recalled(
+            memory_id=r.memory_id,
+            version=r.version,
+            kind=r.kind,
+            normalized_key=r.normalized_key,
+            scope={"kind": r.scope_kind, "key": r.scope_key},
+            value=json.loads(r.value_json),
+            score=s,
+            expires_at=as_utc(r.expires_at),
+        )
         for r, s in ranked[:k]
     ]
 
 
-def recall_as_of(tenant_id: str, subject_id: str, *, valid_at: datetime, known_at: datetime,
-                 engine: Engine | None = None) -> list[dict[str, Any]]:
+def recall_as_of(
+    tenant_id: str,
+    subject_id: str,
+    *,
+    valid_at: datetime,
+    known_at: datetime,
+    engine: Engine | None = None,
+) -> list[dict[str, Any]]:
     """Bi-temporal read: the versions that held at ``valid_at`` as the system knew them at
     ``known_at`` (``valid_from``/``valid_to`` for the world, ``recorded_at``/``expired_at``
     for the system). Forgotten versions are never returned: their values are erased."""
-    stmt = select(memory_versions).where(
-        memory_versions.c.tenant_id == tenant_id,
-        memory_versions.c.subject_id == subject_id,
-        memory_versions.c.status != MemoryStatus.FORGOTTEN,
-        memory_versions.c.valid_from <= valid_at,
-        or_(memory_versions.c.valid_to.is_(None), memory_versions.c.valid_to > valid_at),
-        memory_versions.c.recorded_at <= known_at,
-        or_(memory_versions.c.expired_at.is_(None), memory_versions.c.expired_at > known_at),
-    ).order_by(memory_versions.c.id)
+    stmt = (
+        select(memory_versions)
+        .where(
+            memory_versions.c.tenant_id == tenant_id,
+            memory_versions.c.subject_id == subject_id,
+            memory_versions.c.status != MemoryStatus.FORGOTTEN,
+            memory_versions.c.valid_from <= valid_at,
+            or_(memory_versions.c.valid_to.is_(None), memory_versions.c.valid_to > valid_at),
+            memory_versions.c.recorded_at <= known_at,
+            or_(memory_versions.c.expired_at.is_(None), memory_versions.c.expired_at > known_at),
+        )
+        .order_by(memory_versions.c.id)
+    )
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(stmt).all()
-    return [{"memory_id": r.memory_id, "version": r.version, "normalized_key": r.normalized_key,
-             "value": json.loads(r.value_json), "status": r.status,
-             "valid_from": as_utc(r.valid_from), "valid_to": as_utc(r.valid_to),
-             "recorded_at": as_utc(r.recorded_at), "expired_at": as_utc(r.expired_at)}
-            for r in rows]
+    return [
+        {
+            "memory_id": r.memory_id,
+            "version": r.version,
+            "normalized_key": r.normalized_key,
+            "value": json.loads(r.value_json),
+            "status": r.status,
+            "valid_from": as_utc(r.valid_from),
+            "valid_to": as_utc(r.valid_to),
+            "recorded_at": as_utc(r.recorded_at),
+            "expired_at": as_utc(r.expired_at),
+        }
+        for r in rows
+    ]

@@ -30,16 +30,20 @@ class Refused(ValueError):
 
 
 def _latest(conn: Connection, tenant_id: str, message_id: str) -> object:
-    row = conn.execute(select(messages).where(
-        messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)
-        .order_by(messages.c.revision.desc()).limit(1)).first()
+    row = conn.execute(
+        select(messages)
+        .where(messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)
+        .order_by(messages.c.revision.desc())
+        .limit(1)
+    ).first()
     if row is None:
         raise UnknownMessage(f"no message {message_id} in tenant {tenant_id}")
     return row
 
 
-def revoke_message(tenant_id: str, message_id: str, *, engine: Engine | None = None,
-                   reason: str = "revoked") -> bool:
+def revoke_message(
+    tenant_id: str, message_id: str, *, engine: Engine | None = None, reason: str = "revoked"
+) -> bool:
     """Mark every revision of a message revoked and emit ``evidence.revoked``.
 
     Returns False when it was already revoked (nothing is emitted twice)."""
@@ -51,20 +55,37 @@ def revoke_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     return changed
 
 
-def _mark_revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime,
-                  reason: str) -> bool:
-    changed = conn.execute(update(messages).where(
-        messages.c.tenant_id == tenant_id, messages.c.message_id == message_id,
-        messages.c.status != MessageStatus.REVOKED,
-    ).values(status=MessageStatus.REVOKED, status_changed_at=now)).rowcount
+def _mark_revoked(
+    conn: Connection, tenant_id: str, message_id: str, now: datetime, reason: str
+) -> bool:
+    changed = conn.execute(
+        update(messages)
+        .where(
+            messages.c.tenant_id == tenant_id,
+            messages.c.message_id == message_id,
+            messages.c.status != MessageStatus.REVOKED,
+        )
+        .values(status=MessageStatus.REVOKED, status_changed_at=now)
+    ).rowcount
     if changed:
-        emit(conn, Topic.EVIDENCE_REVOKED, f"{tenant_id}:{message_id}:revoked", tenant_id,
-             {"message_id": message_id, "reason": reason})
+        emit(
+            conn,
+            Topic.EVIDENCE_REVOKED,
+            f"{tenant_id}:{message_id}:revoked",
+            tenant_id,
+            {"message_id": message_id, "reason": reason},
+        )
     return bool(changed)
 
 
-def supersede_message(tenant_id: str, message_id: str, new_text: str, *,
-                      engine: Engine | None = None, max_text_chars: int = 20_000) -> int:
+def supersede_message(
+    tenant_id: str,
+    message_id: str,
+    new_text: str,
+    *,
+    engine: Engine | None = None,
+    max_text_chars: int = 20_000,
+) -> int:
     """Store an edited message as a new revision; returns its revision number.
 
     The old revision stops supporting anything at once. The revalidation stage restores a
@@ -84,22 +105,46 @@ def supersede_message(tenant_id: str, message_id: str, new_text: str, *,
         if old.text_sha256 == sha256_hex(new_text):  # type: ignore[attr-defined]
             return int(old.revision)  # type: ignore[attr-defined]
         revision = int(old.revision) + 1  # type: ignore[attr-defined]
-        conn.execute(messages.insert().values(
-            tenant_id=tenant_id, message_id=message_id, revision=revision,
-            subject_id=old.subject_id, session_id=old.session_id, role=old.role,  # type: ignore[attr-defined]
-            source=old.source, author_id=old.author_id, text=new_text,  # type: ignore[attr-defined]
-            text_sha256=sha256_hex(new_text), created_at=old.created_at,  # type: ignore[attr-defined]
-            received_at=now, status=MessageStatus.ACTIVE))
-        conn.execute(update(messages).where(
-            messages.c.tenant_id == tenant_id, messages.c.message_id == message_id,
-            messages.c.revision == old.revision,  # type: ignore[attr-defined]
-        ).values(status=MessageStatus.SUPERSEDED, status_changed_at=now))
-        emit(conn, Topic.EVIDENCE_SUPERSEDED, f"{tenant_id}:{message_id}:{revision}:superseded",
-             tenant_id, {"message_id": message_id, "revision": revision - 1,
-                         "new_revision": revision})
-        emit(conn, Topic.TURN_RECEIVED, f"{tenant_id}:{message_id}:{revision}", tenant_id,
-             {"message_id": message_id, "revision": revision,
-              "subject_id": old.subject_id})  # type: ignore[attr-defined]
+        conn.execute(
+            messages.insert().values(
+                tenant_id=tenant_id,
+                message_id=message_id,
+                revision=revision,
+                subject_id=old.subject_id,
+                session_id=old.session_id,
+                role=old.role,  # type: ignore[attr-defined]
+                source=old.source,
+                author_id=old.author_id,
+                text=new_text,  # type: ignore[attr-defined]
+                text_sha256=sha256_hex(new_text),
+                created_at=old.created_at,  # type: ignore[attr-defined]
+                received_at=now,
+                status=MessageStatus.ACTIVE,
+            )
+        )
+        conn.execute(
+            update(messages)
+            .where(
+                messages.c.tenant_id == tenant_id,
+                messages.c.message_id == message_id,
+                messages.c.revision == old.revision,  # type: ignore[attr-defined]
+            )
+            .values(status=MessageStatus.SUPERSEDED, status_changed_at=now)
+        )
+        emit(
+            conn,
+            Topic.EVIDENCE_SUPERSEDED,
+            f"{tenant_id}:{message_id}:{revision}:superseded",
+            tenant_id,
+            {"message_id": message_id, "revision": revision - 1, "new_revision": revision},
+        )
+        emit(
+            conn,
+            Topic.TURN_RECEIVED,
+            f"{tenant_id}:{message_id}:{revision}",
+            tenant_id,
+            {"message_id": message_id, "revision": revision, "subject_id": old.subject_id},
+        )  # type: ignore[attr-defined]
         uow.commit()
     return revision
 
@@ -108,13 +153,22 @@ def reject_memory(tenant_id: str, memory_id: str, *, engine: Engine | None = Non
     """The owner rejects a committed memory: its current version leaves recall at once."""
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
-        version = uow.conn.execute(select(current_memories.c.version).where(
-            current_memories.c.tenant_id == tenant_id,
-            current_memories.c.memory_id == memory_id)).scalar()
+        version = uow.conn.execute(
+            select(current_memories.c.version).where(
+                current_memories.c.tenant_id == tenant_id, current_memories.c.memory_id == memory_id
+            )
+        ).scalar()
         if version is None:
             raise UnknownMemory(f"no recallable memory {memory_id} in tenant {tenant_id}")
-        store.take_out_of_recall(uow.conn, tenant_id, memory_id, int(version), now,
-                                 status=MemoryStatus.REVOKED, reason="owner_rejected")
+        store.take_out_of_recall(
+            uow.conn,
+            tenant_id,
+            memory_id,
+            int(version),
+            now,
+            status=MemoryStatus.REVOKED,
+            reason="owner_rejected",
+        )
         uow.commit()
     return int(version)
 
@@ -131,40 +185,75 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         msg = _latest(conn, tenant_id, message_id)
-        claims = conn.execute(select(proposals.c.value_json, proposals.c.evidence_start,
-                                     proposals.c.evidence_end, proposals.c.message_revision)
-                              .where(proposals.c.tenant_id == tenant_id,
-                                     proposals.c.message_id == message_id)).all()
-        texts = {r.revision: r.text for r in conn.execute(select(
-            messages.c.revision, messages.c.text).where(
-            messages.c.tenant_id == tenant_id, messages.c.message_id == message_id))}
+        claims = conn.execute(
+            select(
+                proposals.c.value_json,
+                proposals.c.evidence_start,
+                proposals.c.evidence_end,
+                proposals.c.message_revision,
+            ).where(proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id)
+        ).all()
+        texts = {
+            r.revision: r.text
+            for r in conn.execute(
+                select(messages.c.revision, messages.c.text).where(
+                    messages.c.tenant_id == tenant_id, messages.c.message_id == message_id
+                )
+            )
+        }
         hashes = set()
         for claim in claims:
             if claim.value_json is not None:
                 hashes.add(normalized_content_hash(claim_text(json.loads(claim.value_json))))
             source = texts.get(claim.message_revision, "")
-            hashes.add(normalized_content_hash(source[claim.evidence_start:claim.evidence_end]))
+            hashes.add(normalized_content_hash(source[claim.evidence_start : claim.evidence_end]))
         for content_hash in hashes:
-            insert_ignore(conn, suppressions, {
-                "tenant_id": tenant_id, "subject_id": msg.subject_id,  # type: ignore[attr-defined]
-                "content_hash": content_hash, "created_at": now},
-                ["tenant_id", "subject_id", "content_hash"])
+            insert_ignore(
+                conn,
+                suppressions,
+                {
+                    "tenant_id": tenant_id,
+                    "subject_id": msg.subject_id,  # type: ignore[attr-defined]
+                    "content_hash": content_hash,
+                    "created_at": now,
+                },
+                ["tenant_id", "subject_id", "content_hash"],
+            )
         deps = store.dependents(conn, tenant_id, message_id)
         for dep in deps:
-            store.take_out_of_recall(conn, tenant_id, dep.memory_id, dep.version, now,
-                                     status=MemoryStatus.FORGOTTEN, reason="forgotten")
-            conn.execute(update(memory_versions).where(
-                memory_versions.c.memory_id == dep.memory_id,
-                memory_versions.c.version == dep.version).values(value_json="null"))
+            store.take_out_of_recall(
+                conn,
+                tenant_id,
+                dep.memory_id,
+                dep.version,
+                now,
+                status=MemoryStatus.FORGOTTEN,
+                reason="forgotten",
+            )
+            conn.execute(
+                update(memory_versions)
+                .where(
+                    memory_versions.c.memory_id == dep.memory_id,
+                    memory_versions.c.version == dep.version,
+                )
+                .values(value_json="null")
+            )
         store.withdraw_pending(conn, tenant_id, message_id)
-        conn.execute(update(proposals).where(
-            proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id
-        ).values(value_json=None))
+        conn.execute(
+            update(proposals)
+            .where(proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id)
+            .values(value_json=None)
+        )
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
         uow.commit()
     return len(deps)
 
 
 def message_exists(conn: Connection, tenant_id: str, message_id: str) -> bool:
-    return bool(conn.execute(select(func.count()).select_from(messages).where(
-        messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)).scalar_one())
+    return bool(
+        conn.execute(
+            select(func.count())
+            .select_from(messages)
+            .where(messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)
+        ).scalar_one()
+    )

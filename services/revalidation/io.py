@@ -44,34 +44,70 @@ def _revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime) -
     removed = 0
     for dep in store.dependents(conn, tenant_id, message_id):
         if outcome(dep) == MemoryStatus.REVOKED:
-            store.take_out_of_recall(conn, tenant_id, dep.memory_id, dep.version, now,
-                                     status=MemoryStatus.REVOKED, reason="evidence_revoked")
+            store.take_out_of_recall(
+                conn,
+                tenant_id,
+                dep.memory_id,
+                dep.version,
+                now,
+                status=MemoryStatus.REVOKED,
+                reason="evidence_revoked",
+            )
             removed += 1
     return removed
 
 
-def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any],
-                now: datetime) -> int:
-    message_id, old_rev, new_rev = (payload["message_id"], payload["revision"],
-                                    payload["new_revision"])
-    texts = {r.revision: r.text for r in conn.execute(select(messages.c.revision, messages.c.text)
-             .where(messages.c.tenant_id == tenant_id, messages.c.message_id == message_id))}
+def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any], now: datetime) -> int:
+    message_id, old_rev, new_rev = (
+        payload["message_id"],
+        payload["revision"],
+        payload["new_revision"],
+    )
+    texts = {
+        r.revision: r.text
+        for r in conn.execute(
+            select(messages.c.revision, messages.c.text).where(
+                messages.c.tenant_id == tenant_id, messages.c.message_id == message_id
+            )
+        )
+    }
     store.withdraw_pending(conn, tenant_id, message_id)
     removed = 0
     for dep in store.dependents(conn, tenant_id, message_id, old_rev):
-        spans = conn.execute(select(proposals.c.evidence_start, proposals.c.evidence_end).where(
-            and_(proposals.c.memory_id == dep.memory_id, proposals.c.memory_version == dep.version,
-                 proposals.c.message_id == message_id,
-                 proposals.c.message_revision == old_rev))).all()
-        old_sentences = {texts.get(old_rev, "")[s.evidence_start:s.evidence_end] for s in spans}
+        spans = conn.execute(
+            select(proposals.c.evidence_start, proposals.c.evidence_end).where(
+                and_(
+                    proposals.c.memory_id == dep.memory_id,
+                    proposals.c.memory_version == dep.version,
+                    proposals.c.message_id == message_id,
+                    proposals.c.message_revision == old_rev,
+                )
+            )
+        ).all()
+        old_sentences = {texts.get(old_rev, "")[s.evidence_start : s.evidence_end] for s in spans}
         if any(successor_span(sentence, texts.get(new_rev, "")) for sentence in old_sentences):
             # exact successor: the edited message still says the same sentence
-            insert_ignore(conn, memory_evidence, {
-                "memory_id": dep.memory_id, "version": dep.version, "tenant_id": tenant_id,
-                "message_id": message_id, "revision": new_rev},
-                ["memory_id", "version", "message_id", "revision"])
+            insert_ignore(
+                conn,
+                memory_evidence,
+                {
+                    "memory_id": dep.memory_id,
+                    "version": dep.version,
+                    "tenant_id": tenant_id,
+                    "message_id": message_id,
+                    "revision": new_rev,
+                },
+                ["memory_id", "version", "message_id", "revision"],
+            )
         elif dep.active_evidence == 0:
-            store.take_out_of_recall(conn, tenant_id, dep.memory_id, dep.version, now,
-                                     status=MemoryStatus.REVOKED, reason="evidence_superseded")
+            store.take_out_of_recall(
+                conn,
+                tenant_id,
+                dep.memory_id,
+                dep.version,
+                now,
+                status=MemoryStatus.REVOKED,
+                reason="evidence_superseded",
+            )
             removed += 1
     return removed

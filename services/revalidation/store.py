@@ -13,28 +13,44 @@ from shared.outbox import emit
 from shared.schema import current_memories, memory_evidence, memory_versions, messages, proposals
 
 
-def dependents(conn: Connection, tenant_id: str, message_id: str,
-               revision: int | None = None) -> list[Dependent]:
+def dependents(
+    conn: Connection, tenant_id: str, message_id: str, revision: int | None = None
+) -> list[Dependent]:
     """Committed versions citing the message (or one revision of it), with how many active
     message revisions still support each."""
     active = (
         select(func.count())
-        .select_from(memory_evidence.join(messages, and_(
-            messages.c.tenant_id == memory_evidence.c.tenant_id,
-            messages.c.message_id == memory_evidence.c.message_id,
-            messages.c.revision == memory_evidence.c.revision)))
-        .where(memory_evidence.c.memory_id == memory_versions.c.memory_id,
-               memory_evidence.c.version == memory_versions.c.version,
-               messages.c.status == MessageStatus.ACTIVE)
+        .select_from(
+            memory_evidence.join(
+                messages,
+                and_(
+                    messages.c.tenant_id == memory_evidence.c.tenant_id,
+                    messages.c.message_id == memory_evidence.c.message_id,
+                    messages.c.revision == memory_evidence.c.revision,
+                ),
+            )
+        )
+        .where(
+            memory_evidence.c.memory_id == memory_versions.c.memory_id,
+            memory_evidence.c.version == memory_versions.c.version,
+            messages.c.status == MessageStatus.ACTIVE,
+        )
         .scalar_subquery()
     )
     stmt = (
         select(memory_versions.c.memory_id, memory_versions.c.version, active.label("active"))
-        .join(memory_evidence, and_(memory_evidence.c.memory_id == memory_versions.c.memory_id,
-                                    memory_evidence.c.version == memory_versions.c.version))
-        .where(memory_evidence.c.tenant_id == tenant_id,
-               memory_evidence.c.message_id == message_id,
-               memory_versions.c.status == MemoryStatus.COMMITTED)
+        .join(
+            memory_evidence,
+            and_(
+                memory_evidence.c.memory_id == memory_versions.c.memory_id,
+                memory_evidence.c.version == memory_versions.c.version,
+            ),
+        )
+        .where(
+            memory_evidence.c.tenant_id == tenant_id,
+            memory_evidence.c.message_id == message_id,
+            memory_versions.c.status == MemoryStatus.COMMITTED,
+        )
         .distinct()
     )
     if revision is not None:
@@ -42,35 +58,76 @@ def dependents(conn: Connection, tenant_id: str, message_id: str,
     return [Dependent(r.memory_id, r.version, int(r.active)) for r in conn.execute(stmt)]
 
 
-def take_out_of_recall(conn: Connection, tenant_id: str, memory_id: str, version: int,
-                       now: datetime, *, status: MemoryStatus, reason: str) -> None:
+def take_out_of_recall(
+    conn: Connection,
+    tenant_id: str,
+    memory_id: str,
+    version: int,
+    now: datetime,
+    *,
+    status: MemoryStatus,
+    reason: str,
+) -> None:
     """Append the status change, drop the projection row, tell the vector sink, and mark
     versions derived from this one as needing revalidation (they lose recall too)."""
-    changed = conn.execute(update(memory_versions).where(
-        memory_versions.c.memory_id == memory_id, memory_versions.c.version == version,
-        memory_versions.c.status == MemoryStatus.COMMITTED,
-    ).values(status=status, status_reason=reason, expired_at=now)).rowcount
+    changed = conn.execute(
+        update(memory_versions)
+        .where(
+            memory_versions.c.memory_id == memory_id,
+            memory_versions.c.version == version,
+            memory_versions.c.status == MemoryStatus.COMMITTED,
+        )
+        .values(status=status, status_reason=reason, expired_at=now)
+    ).rowcount
     if not changed:
         return  # already out: the cascade is idempotent
-    conn.execute(update(proposals).where(
-        proposals.c.memory_id == memory_id, proposals.c.memory_version == version,
-        proposals.c.state.in_([ProposalState.COMMITTED, ProposalState.NOOP])
-    ).values(state=ProposalState.REVOKED))
-    conn.execute(delete(current_memories).where(
-        current_memories.c.memory_id == memory_id, current_memories.c.version == version))
-    emit(conn, Topic.MEMORY_REVOKED, f"{memory_id}:{version}:{status.value}", tenant_id,
-         {"memory_id": memory_id, "version": version})
-    for derived in conn.execute(select(memory_versions.c.memory_id, memory_versions.c.version)
-                                .where(memory_versions.c.tenant_id == tenant_id,
-                                       memory_versions.c.status == MemoryStatus.COMMITTED,
-                                       memory_versions.c.derived_from.contains(
-                                           f'"{memory_id}:{version}"'))).all():
-        take_out_of_recall(conn, tenant_id, derived.memory_id, derived.version, now,
-                           status=MemoryStatus.NEEDS_REVALIDATION, reason="source_revoked")
+    conn.execute(
+        update(proposals)
+        .where(
+            proposals.c.memory_id == memory_id,
+            proposals.c.memory_version == version,
+            proposals.c.state.in_([ProposalState.COMMITTED, ProposalState.NOOP]),
+        )
+        .values(state=ProposalState.REVOKED)
+    )
+    conn.execute(
+        delete(current_memories).where(
+            current_memories.c.memory_id == memory_id, current_memories.c.version == version
+        )
+    )
+    emit(
+        conn,
+        Topic.MEMORY_REVOKED,
+        f"{memory_id}:{version}:{status.value}",
+        tenant_id,
+        {"memory_id": memory_id, "version": version},
+    )
+    for derived in conn.execute(
+        select(memory_versions.c.memory_id, memory_versions.c.version).where(
+            memory_versions.c.tenant_id == tenant_id,
+            memory_versions.c.status == MemoryStatus.COMMITTED,
+            memory_versions.c.derived_from.contains(f'"{memory_id}:{version}"'),
+        )
+    ).all():
+        take_out_of_recall(
+            conn,
+            tenant_id,
+            derived.memory_id,
+            derived.version,
+            now,
+            status=MemoryStatus.NEEDS_REVALIDATION,
+            reason="source_revoked",
+        )
 
 
 def withdraw_pending(conn: Connection, tenant_id: str, message_id: str) -> None:
     """A candidate citing a revoked or edited message can never be approved."""
-    conn.execute(update(proposals).where(
-        proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id,
-        proposals.c.state == ProposalState.PENDING).values(state=ProposalState.REVOKED))
+    conn.execute(
+        update(proposals)
+        .where(
+            proposals.c.tenant_id == tenant_id,
+            proposals.c.message_id == message_id,
+            proposals.c.state == ProposalState.PENDING,
+        )
+        .values(state=ProposalState.REVOKED)
+    )

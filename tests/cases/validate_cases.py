@@ -37,14 +37,33 @@ CASE_KEYS = {"id", "category", "lang", "tenant_id", "subject_id", "steps", "expe
 TURN_KEYS = {"message_id", "session_id", "role", "source", "text", "created_at"}
 ROLES = {"user", "assistant", "tool", "system"}
 SOURCES = {"user_message", "assistant_message", "tool_result", "web_content"}
-PROPOSAL_KEYS = {"tenant_id", "subject_id", "scope", "kind", "normalized_key",
-                 "stable_candidate_ordinal", "value", "evidence", "extractor_version",
-                 "confidence", "expires_at"}
+PROPOSAL_KEYS = {
+    "tenant_id",
+    "subject_id",
+    "scope",
+    "kind",
+    "normalized_key",
+    "stable_candidate_ordinal",
+    "value",
+    "evidence",
+    "extractor_version",
+    "confidence",
+    "expires_at",
+}
 OPS = {"approve", "reject", "revoke_message", "forget", "replay"}
 OUTCOMES = {"commit", "no_commit", "not_auto", "pending", "no_durable"}
-DECISIONS = {"COMMIT", "NOOP", "CONFIRM_REPLACE", "NEEDS_CONFIRMATION",
-             "QUARANTINE", "CONFLICT", "REJECT"}
+DECISIONS = {
+    "COMMIT",
+    "NOOP",
+    "CONFIRM_REPLACE",
+    "NEEDS_CONFIRMATION",
+    "QUARANTINE",
+    "CONFLICT",
+    "REJECT",
+}
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
 class Problems(list):
     def add(self, where: str, msg: str) -> None:
         self.append(f"{where}: {msg}")
@@ -77,7 +96,9 @@ def check_expectation(e, where, sent, n_proposals, texts, problems):
             problems.add(where, f"recall tokens must be non-empty lower-case strings: {tokens}")
     elif set(e) == {"proposal", "decision"}:
         if not isinstance(e["proposal"], int) or not 0 <= e["proposal"] < n_proposals:
-            problems.add(where, f"proposal index {e['proposal']!r} out of range ({n_proposals} so far)")
+            problems.add(
+                where, f"proposal index {e['proposal']!r} out of range ({n_proposals} so far)"
+            )
         if e["decision"] not in DECISIONS:
             problems.add(where, f"unknown decision {e['decision']!r}")
     elif set(e) == {"secret_absent"}:
@@ -190,9 +211,15 @@ PAIR_CATEGORY = "tenant_isolation"
 def identity_of(p: dict) -> dict:
     ev = p["evidence"]
     return {
-        "schema": 1, "tenant_id": p["tenant_id"], "subject_id": p["subject_id"],
-        "scope": p["scope"], "kind": p["kind"], "normalized_key": p["normalized_key"],
-        "message_id": ev["message_id"], "start": ev["start"], "end": ev["end"],
+        "schema": 1,
+        "tenant_id": p["tenant_id"],
+        "subject_id": p["subject_id"],
+        "scope": p["scope"],
+        "kind": p["kind"],
+        "normalized_key": p["normalized_key"],
+        "message_id": ev["message_id"],
+        "start": ev["start"],
+        "end": ev["end"],
         "stable_candidate_ordinal": p["stable_candidate_ordinal"],
         "extractor_version": p["extractor_version"],
     }
@@ -237,10 +264,14 @@ def own_checks(case: dict, tenant: str, problems: Problems) -> None:
         if "turn" in step:
             t = step["turn"]
             texts[t["message_id"]] = t["text"]
-            if not pair and not (t["message_id"].startswith(f"{cid}-m")
-                                 and t["session_id"].startswith(f"{cid}-s")):
-                problems.add(cid, f"message/session id {t['message_id']}/{t['session_id']} "
-                                  "not prefixed by the case id")
+            if not pair and not (
+                t["message_id"].startswith(f"{cid}-m") and t["session_id"].startswith(f"{cid}-s")
+            ):
+                problems.add(
+                    cid,
+                    f"message/session id {t['message_id']}/{t['session_id']} "
+                    "not prefixed by the case id",
+                )
         elif "proposal" in step:
             p = step["proposal"]
             proposals.append(p)
@@ -254,9 +285,13 @@ def own_checks(case: dict, tenant: str, problems: Problems) -> None:
             if rng is None:
                 continue
             start, end = rng
-            in_range = isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(text)
-            hash_ok = "sha256" not in ev or (in_range and ev["sha256"] == hashlib.sha256(
-                text[start:end].encode("utf-8")).hexdigest())
+            in_range = (
+                isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(text)
+            )
+            hash_ok = "sha256" not in ev or (
+                in_range
+                and ev["sha256"] == hashlib.sha256(text[start:end].encode("utf-8")).hexdigest()
+            )
             if (not in_range or not hash_ok) and cat != "gate_evidence_mismatch":
                 problems.add(cid, f"evidence {ev} out of range or hash mismatch")
             if "proposal_id" in p:
@@ -285,7 +320,9 @@ def own_checks(case: dict, tenant: str, problems: Problems) -> None:
                 if e.get("outcome") == "commit" and e["message_id"] == p["evidence"]["message_id"]:
                     missing = [t for t in e["value_has"] if t not in value_text]
                     if missing:
-                        problems.add(cid, f"value_has {missing} not in proposal {n} value {value_text}")
+                        problems.add(
+                            cid, f"value_has {missing} not in proposal {n} value {value_text}"
+                        )
         if word == "COMMIT":
             clash = [t for t in excluded if t in value_text]
             if clash:
@@ -323,8 +360,10 @@ def main(path: Path, tenant: str) -> int:
         if c["category"] != PAIR_CATEGORY and c["tenant_id"] != tenant:
             problems.add(c["id"], f"tenant_id {c['tenant_id']!r} (expected {tenant!r})")
     pair = [c for c in cases if c["category"] == PAIR_CATEGORY]
-    if pair and (len({c["subject_id"] for c in pair}) != 1
-                 or len({c["tenant_id"] for c in pair}) != len(pair)):
+    if pair and (
+        len({c["subject_id"] for c in pair}) != 1
+        or len({c["tenant_id"] for c in pair}) != len(pair)
+    ):
         problems.add(PAIR_CATEGORY, "needs one subject_id across distinct tenant_ids")
 
     by_cat = Counter(c["category"] for c in cases)
@@ -340,8 +379,10 @@ def main(path: Path, tenant: str) -> int:
     for cat in dict.fromkeys(c["category"] for c in cases):
         langs = Counter(c["lang"] for c in cases if c["category"] == cat)
         print(f"{cat:<{width}}  {by_cat[cat]}  (en {langs['en']}, zh {langs['zh']})")
-    print(f"{len(cases)} cases: en {by_lang['en']}, zh {by_lang['zh']}; "
-          f"{committing} expect a commit somewhere")
+    print(
+        f"{len(cases)} cases: en {by_lang['en']}, zh {by_lang['zh']}; "
+        f"{committing} expect a commit somewhere"
+    )
 
     outcomes = Counter()
     for c in cases:
@@ -369,6 +410,6 @@ if __name__ == "__main__":
     if "--tenant" in args:
         i = args.index("--tenant")
         tenant = args[i + 1]
-        del args[i:i + 2]
+        del args[i : i + 2]
     default = Path(__file__).resolve().parent / "own_cases.jsonl"
     sys.exit(main(Path(args[0]) if args else default, tenant))
