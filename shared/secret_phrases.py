@@ -1,10 +1,11 @@
-"""Passwords, PINs and keys stated in natural language, English and Chinese.
+"""Passwords, PINs, keys and id numbers stated in natural language, English and Chinese.
 
 A secret is the value that follows a cue and a connector: ``my password is X``,
 ``pw=X``, ``the db password for prod is X``, ``PIN: 1234``, ``密码是X``, ``验证码 123456``,
 ``API key 是 X``; or precedes a reversed one: ``X is my password``, ``X 是我的密码``. A cue
 with no value (``I forgot my password``, ``reset your password``, ``密码强度要求``) or a value
-that is prose (``my password is too weak``, ``密码是多少``) does not fire.
+that is prose (``my password is too weak``, ``密码是多少``) does not fire. Id numbers named
+as such (``passport number``, ``护照号``) fire even where no checksum exists to confirm them.
 
 Works on text already folded by :mod:`shared.textfold`; returns folded offsets. Pure.
 """
@@ -113,7 +114,9 @@ _PROSE_WORDS = """a an the my your our his her their its this that these those i
     confidential useless useful complicated needs must should can will would could may might
     redacted placeholder unset n/a na tbd todo same-as-before see check ask"""
 _PROSE = frozenset(_PROSE_WORDS.split())
-_CJK_START = 0x2E80
+# One unquoted value: no space, no CJK (the sentence goes on in Chinese right after a value,
+# "密码是abc123别忘了"). The cap, longer than any password, keeps "pw=pw=pw=…" linear.
+_VALUE_RUN = re.compile(r"[^\s\u2e80-\U0010ffff]{1,256}")
 
 
 def _take_value(text: str, pos: int) -> tuple[int, int, bool] | None:
@@ -126,9 +129,8 @@ def _take_value(text: str, pos: int) -> tuple[int, int, bool] | None:
         if end > pos + 1 and "\n" not in text[pos + 1 : end]:
             return pos + 1, end, True
         pos += 1
-    end = pos
-    while end < len(text) and not text[end].isspace() and ord(text[end]) < _CJK_START:
-        end += 1
+    run = _VALUE_RUN.match(text, pos)
+    end = run.end() if run else pos
     while end > pos and text[end - 1] in _TRAILING:
         end -= 1
     return (pos, end, False) if end > pos else None
@@ -187,7 +189,7 @@ def _cue_kind(m: re.Match[str]) -> str:
 
 
 def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
-    """Yield ``(kind, start, end)`` for each stated password, PIN or key value in ``text``."""
+    """Yield ``(kind, start, end)`` for each stated password, PIN, key or id in ``text``."""
     for m in _CUE.finditer(text):
         kind = _cue_kind(m)
         # Only English needs a strong shape after a bare space ("password manager"); a

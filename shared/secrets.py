@@ -30,10 +30,12 @@ import binascii
 import json
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import accumulate
 
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
@@ -59,6 +61,8 @@ from shared.textfold import fold
 
 
 class SecretKind(StrEnum):
+    """What a finding is; the values are safe to use as reason codes."""
+
     GITHUB_TOKEN = "github_token"
     GITLAB_TOKEN = "gitlab_token"
     SLACK_TOKEN = "slack_token"
@@ -114,7 +118,9 @@ _VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
     *((_K.STRIPE_KEY, p, 0, True) for p in StripeDetector.denylist),
     (_K.STRIPE_KEY, re.compile(r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0, True),
     *((_K.OPENAI_KEY, p, 0, True) for p in OpenAIDetector.denylist),
-    (_K.OPENAI_KEY, re.compile(r"sk-(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{20,}", re.ASCII), 0, True),
+    # Needs a digit and a letter: "sk-" also starts hyphenated words and slugs.
+    (_K.OPENAI_KEY, re.compile(r"sk-(?=[\w-]{0,99}\d)(?=[\w-]{0,99}[A-Za-z])[\w-]{20,}", re.A),
+     0, True),
     *((_K.NPM_TOKEN, p, 1, False) for p in NpmDetector.denylist),
     (_K.NPM_TOKEN, re.compile(r"npm_[A-Za-z0-9]{36}"), 0, True),
     *((_K.PYPI_TOKEN, p, 0, True) for p in PypiTokenDetector.denylist),
@@ -133,9 +139,10 @@ _VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
     # words such as APACHECOMMONS in prose.
 )
 
+_OPENAI_LEGACY = frozenset(OpenAIDetector.denylist)
 _AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{16}", re.IGNORECASE)
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
+_JWT = re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2[^\n]*----")
 _ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 
@@ -148,6 +155,8 @@ _RANK = {
 
 def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     for kind, pattern, group, extend in _VENDOR:
+        if pattern in _OPENAI_LEGACY and "T3BlbkFJ" not in text:
+            continue  # its leading [..]* is quadratic on "sk-sk-sk-…"; the marker is required
         for m in pattern.finditer(text):
             if m.group(group) is None:
                 continue
@@ -212,11 +221,16 @@ def _looks_random(token: str) -> bool:
 def _high_entropy(
     text: str, taken: list[tuple[SecretKind, int, int]]
 ) -> Iterator[tuple[SecretKind, int, int]]:
+    spans = sorted((s, e) for _, s, e in taken)
+    starts = [s for s, _ in spans]
+    ends_so_far = list(accumulate((e for _, e in spans), max))
     for m in _ENTROPY_TOKEN.finditer(text):
-        if any(s < m.end() and m.start() < e for _, s, e in taken):
+        i = bisect_left(starts, m.end())
+        if i and ends_so_far[i - 1] > m.start():
             continue  # already named by a more specific layer ("TOKEN=ghp_…")
-        chunk_start = max(text.rfind(" ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
-        if "://" in text[chunk_start : m.start()]:
+        lo = max(0, m.start() - 2048)  # no URL is longer; keeps long texts linear
+        cut = max(text.rfind(" ", lo, m.start()), text.rfind("\n", lo, m.start()), lo - 1)
+        if "://" in text[cut + 1 : m.start()]:
             continue  # a URL path (document or video id); URL credentials are layer 1 and 3
         token = m.group().rstrip("=")
         if len(token) >= 20 and _mixed(token) and _looks_random(token):
@@ -241,12 +255,13 @@ def _resolve(raw: list[tuple[SecretKind, int, int]]) -> list[tuple[SecretKind, i
         held = best.get((start, end))
         if held is None or _RANK.get(kind, 9) > _RANK.get(held, 9):
             best[(start, end)] = kind
-    spans = sorted(best, key=lambda s: (s[0], -s[1]))
     kept: list[tuple[SecretKind, int, int]] = []
-    for start, end in spans:
-        if any(s <= start and end <= e for _, s, e in kept):
+    reach = -1  # furthest end of a kept span; all kept spans start at or before this one
+    for start, end in sorted(best, key=lambda s: (s[0], -s[1])):
+        if end <= reach:
             continue
         kept.append((best[(start, end)], start, end))
+        reach = end
     return kept
 
 

@@ -3,10 +3,12 @@
 The gate treats these categories the same whatever key a proposal filed the claim under,
 so the cues look at content, not at keys. Choices:
 
-* ``live in <Place>`` / ``我住在北京`` counts as PRECISE_LOCATION even for a bare city: the
+* ``I live in <Place>`` / ``我住在北京`` counts as PRECISE_LOCATION even for a bare city: the
   registry files any residence under ``profile.location``, which is sensitive anyway, and a
-  city plus other facts narrows a person down. Only a capitalised place (or a number, or a
-  Chinese place) counts, so ``I live in the terminal`` / ``I live in vim`` do not.
+  city plus other facts narrows a person down. Whoever lives there (``my colleague lives in
+  Beijing`` is location and third person). Only a capitalised place (or a number, or a
+  Chinese place) counts, so ``I live in the terminal`` / ``I live in vim`` do not; ``住`` as
+  a verb complement (``记住`` remember, ``忍住``) or ``住院`` / ``住酒店`` is not residence.
 * THIRD_PERSON needs a relation word (``my colleague``, ``我老板``) followed by a fact verb
   (``lives``, ``prefers``, ``住``, ``喜欢``); pronouns alone are not tracked.
 * CONTACT needs an actual address or number, or a first-person cue (``my phone number``,
@@ -22,6 +24,8 @@ from shared.textfold import fold
 
 
 class SensitiveCategory(StrEnum):
+    """Kinds of personal content the gate never auto-commits (SPEC §5.6)."""
+
     HEALTH = "health"
     PRECISE_LOCATION = "precise_location"
     CONTACT = "contact"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 
 import pytest
@@ -223,6 +224,17 @@ def test_find_secrets__logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
 @pytest.mark.parametrize("text", ["", "\u200b\ufeff", "密码是", "password:", "4" * 5000, "é" * 3])
 def test_find_secrets__never_raises_on_odd_input(text: str) -> None:
     find_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "unit", ["4", "aB3", "pw=", "sk-", "eyJ", "密码是", "password: '", "a=", "1 ", "DE89 "]
+)
+def test_find_secrets__stays_linear_on_long_repetitive_input(unit: str) -> None:
+    # Guards against regexes that backtrack quadratically; 100k chars take ~0.3 s when linear.
+    text = unit * (100_000 // len(unit))
+    started = time.perf_counter()
+    find_secrets(text)
+    assert time.perf_counter() - started < 5
 
 
 def test_secret_kinds__are_sorted_and_unique() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from shared.sensitive import SensitiveCategory, sensitive_categories
@@ -74,6 +76,7 @@ def test_sensitive_categories__recognises_sensitive_content(
         "客户端是 Electron 写的",
         "我的时区是 Asia/Shanghai",
         "Reply in English, please",
+        "我住酒店的时候喜欢安静",
     ],
 )
 def test_sensitive_categories__leaves_ordinary_preferences_alone(text: str) -> None:
@@ -83,6 +86,14 @@ def test_sensitive_categories__leaves_ordinary_preferences_alone(text: str) -> N
 def test_sensitive_categories__sees_through_zero_width_and_full_width_text() -> None:
     assert sensitive_categories("I have dia\u200bbetes") == [S.HEALTH]
     assert sensitive_categories("我的手机号是 １３８００１３８０００") == [S.CONTACT]
+
+
+@pytest.mark.parametrize("unit", ["4", "a@", "x", "住", "1-", "my colleague "])
+def test_sensitive_categories__stays_linear_on_long_repetitive_input(unit: str) -> None:
+    text = unit * (100_000 // len(unit))
+    started = time.perf_counter()
+    sensitive_categories(text)
+    assert time.perf_counter() - started < 5
 
 
 def test_sensitive_categories__returns_sorted_unique_categories() -> None:
