@@ -1,0 +1,48 @@
+"""Helpers shared by the benchmarks: a scratch PostgreSQL database and percentile maths."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
+
+from shared.db import migrate
+
+PG_URL = os.environ.get("MEMWARDEN_BENCH_PG_URL",
+                        "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres")
+
+
+@contextmanager
+def scratch_database(keep: bool = False) -> Iterator[Engine]:
+    """A fresh, migrated PostgreSQL database, dropped afterwards unless ``keep``."""
+    name = "mw_bench_" + uuid.uuid4().hex[:8]
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    engine = create_engine(url, pool_size=20, max_overflow=20)
+    migrate(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        if not keep:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def summary_ms(samples_s: list[float]) -> str:
+    ms = [s * 1000 for s in samples_s]
+    return (f"n={len(ms)} p50={percentile(ms, 50):.2f} ms p90={percentile(ms, 90):.2f} ms "
+            f"p99={percentile(ms, 99):.2f} ms mean={statistics.fmean(ms):.2f} ms")

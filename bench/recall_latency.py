@@ -1,0 +1,119 @@
+"""Recall latency on PostgreSQL: 100,000 committed memories across 1,000 subjects.
+
+Memories are bulk-loaded straight into the tables recall reads (messages, memory versions,
+evidence, projection, vector index with real embeddings), because this measures the read
+path, not the gate. Then one subject's top 10 is recalled, with and without a query.
+
+    .venv/bin/python bench/recall_latency.py [--subjects 1000] [--per-subject 100] [--calls 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import scratch_database, summary_ms  # noqa: E402
+from services.recall.query import recall  # noqa: E402
+from shared.canonical import sha256_hex  # noqa: E402
+from shared.db import dumps  # noqa: E402
+from shared.embedding import default_embedder, memory_text, to_bytes  # noqa: E402
+from shared.schema import (  # noqa: E402
+    current_memories,
+    fact_keys,
+    memory_evidence,
+    memory_versions,
+    messages,
+    vector_index,
+)
+
+WORDS = ("pnpm yarn vim emacs dark light deploy tuesday afternoon review python rust "
+         "postgres redis kafka terraform berlin tokyo concise detailed markdown tests ci "
+         "日志 部署 周二 下午 简洁 深色 编辑器 结论 值班 支付").split()
+KEYS = ["preference.note", "decision.note", "preference.communication_style"]
+
+
+def load(engine, subjects: int, per_subject: int, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+    embedder = default_embedder()
+    now = datetime.now(UTC)
+    batch: dict[str, list[dict]] = {"m": [], "f": [], "v": [], "e": [], "c": [], "x": []}
+
+    def flush() -> None:
+        with engine.begin() as conn:
+            for table, key in ((messages, "m"), (fact_keys, "f"), (memory_versions, "v"),
+                               (memory_evidence, "e"),
+                               (current_memories, "c"), (vector_index, "x")):
+                if batch[key]:
+                    conn.execute(table.insert(), batch[key])
+                    batch[key].clear()
+
+    for s in range(subjects):
+        subject = f"subject-{s:04d}"
+        for i in range(per_subject):
+            memory_id = f"mem_{s:04d}_{i:04d}"
+            key = KEYS[i % len(KEYS)]
+            value = " ".join(rng.sample(WORDS, 5))
+            text = f"Remember that {value}."
+            message_id = f"m-{s}-{i}"
+            batch["m"].append({"tenant_id": "bench", "message_id": message_id, "revision": 1,
+                               "subject_id": subject, "session_id": "s", "role": "user",
+                               "source": "user_message", "author_id": subject, "text": text,
+                               "text_sha256": sha256_hex(text), "created_at": now,
+                               "received_at": now, "status": "active"})
+            common = {"memory_id": memory_id, "version": 1, "tenant_id": "bench",
+                      "subject_id": subject, "scope_kind": "user", "scope_key": subject,
+                      "kind": key.split(".")[0], "normalized_key": key, "claim_key": memory_id,
+                      "value_json": dumps(value)}
+            batch["f"].append({k: common[k] for k in (
+                "tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
+                "claim_key", "memory_id")} | {"current_version": 1, "updated_at": now})
+            batch["v"].append({**common, "status": "committed", "proposal_id": "0" * 64,
+                               "auto": True, "derived_from": "[]", "valid_from": now,
+                               "recorded_at": now})
+            batch["e"].append({"memory_id": memory_id, "version": 1, "tenant_id": "bench",
+                               "message_id": message_id, "revision": 1})
+            c = {k: v for k, v in common.items() if k != "claim_key"}
+            batch["c"].append({**c, "claim_key": memory_id, "updated_at": now})
+            batch["x"].append({"memory_id": memory_id, "version": 1, "tenant_id": "bench",
+                               "subject_id": subject, "embedder": embedder.name,
+                               "embedding": to_bytes(embedder.embed_one(
+                                   memory_text(key, dumps(value)))), "indexed_at": now})
+        if len(batch["m"]) >= 5000:
+            flush()
+    flush()
+    with engine.begin() as conn:
+        conn.exec_driver_sql("ANALYZE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--subjects", type=int, default=1000)
+    parser.add_argument("--per-subject", type=int, default=100)
+    parser.add_argument("--calls", type=int, default=2000)
+    args = parser.parse_args()
+    rng = random.Random(42)
+    with scratch_database() as engine:
+        started = time.perf_counter()
+        load(engine, args.subjects, args.per_subject, rng)
+        total = args.subjects * args.per_subject
+        print(f"loaded {total} committed memories for {args.subjects} subjects "
+              f"in {time.perf_counter() - started:.1f} s")
+        for label, with_query in (("top 10 with a query", True), ("top 10, no query", False)):
+            samples = []
+            for _ in range(args.calls):
+                subject = f"subject-{rng.randrange(args.subjects):04d}"
+                query = " ".join(rng.sample(WORDS, 2)) if with_query else None
+                t0 = time.perf_counter()
+                found = recall("bench", subject, query, k=10, engine=engine)
+                samples.append(time.perf_counter() - t0)
+                assert len(found) == 10
+            print(f"recall {label}: {summary_ms(samples)}")
+
+
+if __name__ == "__main__":
+    main()
