@@ -104,6 +104,7 @@ _HYPOTHETICAL = _rx(cues.EN_HYPOTHETICAL, cues.ZH_HYPOTHETICAL)
 _QUESTION = _rx(cues.EN_QUESTION, cues.ZH_QUESTION)
 _REPORTED = _rx(cues.EN_REPORTED, cues.ZH_REPORTED)
 _REPORTED_NAME = _rx(cues.EN_REPORTED_NAME)
+_REPORTED_EXEMPT = _rx(cues.EN_GROUP_ARTIFACT)
 _UNCERTAIN_EXEMPT = _rx(cues.ZH_UNCERTAIN_EXEMPT)
 _UNCERTAIN = _rx(cues.EN_UNCERTAIN, cues.ZH_UNCERTAIN)
 _FUTURE = _rx(cues.EN_FUTURE_PLAN, cues.ZH_FUTURE_PLAN)
@@ -218,7 +219,7 @@ def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
         found.add(Feature.ONE_TIME)
     if _HYPOTHETICAL.search(_HYPOTHETICAL_EXEMPT.sub(" ", folded)):
         found.add(Feature.HYPOTHETICAL)
-    if _REPORTED.search(body) or _REPORTED_NAME.search(raw_body.strip()):
+    if _REPORTED.search(_REPORTED_EXEMPT.sub(" ", body)) or _REPORTED_NAME.search(raw_body.strip()):
         found.add(Feature.REPORTED)
     uncertain = bool(_UNCERTAIN.search(_UNCERTAIN_EXEMPT.sub(" ", folded)))
     if uncertain:

@@ -181,6 +181,14 @@ EN_REPORTED = (
     r"\bi (?:heard|read) (?:that|somewhere)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
 )
+# The things a group owns are workspace facts, not facts about a person: "my team's tickets
+# live in Jira" is the owner's context; "my team prefers yarn" is still reported.
+EN_GROUP_ARTIFACT = (
+    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)'s\s+"
+    r"(?:tickets?|issues?|repos?|repositor(?:y|ies)|docs?|documentation|wiki|runbooks?|code"
+    r"|codebase|ci|pipelines?|backlog|board|standups?|meetings?|deploys?|releases?|services?"
+    r"|on-?call|sprints?|roadmap)\b",
+)
 # "Alice prefers yarn": checked on the original-case sentence.
 EN_REPORTED_NAME = (
     r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:says|said|thinks|thought|prefers|likes|loves|lives"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path.home() / ".memwarden"
@@ -39,6 +39,20 @@ class Settings(BaseSettings):
     embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")
     log_level: str = Field(default="INFO")
     api_key: str = Field(default="", description="CLI credential for review and submit commands")
+    extractor: str = Field(default="rules", description="extractor stage: rules | llm")
+    # The LLM extractor has no default endpoint: message text must never go to a remote
+    # model that nobody configured on purpose.
+    llm_base_url: str = Field(
+        default="", description="OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1"
+    )
+    llm_model: str = Field(default="", description="model name sent to chat completions")
+    llm_api_key: SecretStr = Field(
+        default=SecretStr(""), description="bearer token; empty for local servers"
+    )
+    llm_timeout_seconds: float = Field(default=30.0, gt=0, description="one request, overall")
+    llm_budget_turns: int = Field(default=1000, gt=0, description="turns per extraction run")
+    llm_budget_seconds: float = Field(default=600.0, gt=0, description="seconds per run")
+    llm_budget_tokens: int = Field(default=500_000, gt=0, description="tokens per run (usage)")
 
     @property
     def resolved_database_url(self) -> str:

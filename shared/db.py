@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,17 @@ def as_utc(moment: datetime | None) -> datetime | None:
     if moment is None:
         return None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def offset_minutes(moment: datetime) -> int:
+    """The UTC offset a timestamp was written in, in minutes (stored beside the UTC value)."""
+    offset = moment.utcoffset()
+    return int(offset.total_seconds() // 60) if offset is not None else 0
+
+
+def in_offset(moment: datetime, minutes: int) -> datetime:
+    """A stored UTC timestamp shown again in the offset it was written in."""
+    return moment.astimezone(timezone(timedelta(minutes=minutes)))
 
 
 def dumps(value: Any) -> str:

@@ -6,6 +6,9 @@ their status columns; ``current_memories`` and ``vector_index`` are projections.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -24,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy.types import TypeDecorator
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -36,7 +40,30 @@ metadata = MetaData(naming_convention=NAMING)
 
 # SQLite only autoincrements INTEGER PRIMARY KEY; Postgres gets a bigint identity.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
-Ts = DateTime(timezone=True)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timestamps are stored in UTC on every backend. SQLite keeps no offset, so an aware
+    value with +08:00 would otherwise come back as the wrong instant."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: every timestamp must carry a UTC offset")
+        utc = value.astimezone(UTC)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+Ts = UtcDateTime()
 Id = String(200)
 
 
@@ -59,6 +86,8 @@ messages = Table(
     Column("text", Text, nullable=False),
     Column("text_sha256", String(64), nullable=False),
     Column("created_at", Ts, nullable=False),
+    # the offset the turn was written in: relative dates resolve on the writer's calendar day
+    Column("utc_offset_minutes", Integer, nullable=False, server_default=text("0")),
     Column("received_at", Ts, nullable=False),
     Column("status", String(20), nullable=False, server_default=text("'active'")),
     Column("status_changed_at", Ts),

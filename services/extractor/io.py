@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, select
 
 from services.extractor.rules import extract
 from shared.canonical import proposal_id, proposal_identity
-from shared.db import as_utc, get_engine, unit_of_work
+from shared.config import get_settings
+from shared.db import get_engine, in_offset, unit_of_work
 from shared.inbox import first_deliveries
 from shared.models import MessageStatus, ProposalBody, Topic, Turn
 from shared.outbox import emit_many
@@ -17,6 +19,18 @@ from shared.schema import messages
 
 CONSUMER = "extractor"
 ProposalEvent = tuple[Topic, str, str, dict[str, Any]]
+Extractor = Callable[[Turn, Registry], list[ProposalBody]]
+
+
+def select_extractor(name: str = "rules") -> Extractor:
+    """The extractor called ``name`` (``MEMWARDEN_EXTRACTOR``): ``rules`` or ``llm``."""
+    if name == "rules":
+        return extract
+    if name == "llm":
+        from services.extractor.llm import extractor_from_settings  # httpx only when chosen
+
+        return extractor_from_settings(get_settings())
+    raise ValueError(f"unknown extractor {name!r}; expected 'rules' or 'llm'")
 
 
 def with_id(body: ProposalBody) -> dict[str, Any]:
@@ -50,7 +64,7 @@ def _proposal_events(row: Row[Any], registry: Registry) -> list[ProposalEvent]:
         role=row.role,
         source=row.source,
         text=row.text,
-        created_at=as_utc(row.created_at),
+        created_at=in_offset(row.created_at, row.utc_offset_minutes),
         author_id=row.author_id,
     )
     events: list[ProposalEvent] = []

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, select
 from services.gate.checks import StoredMessage
 from services.gate.decide import CurrentFact
 from shared.canonical import normalized_content_hash
-from shared.db import as_utc
+from shared.db import as_utc, in_offset
 from shared.schema import current_memories, fact_keys, memory_versions, messages, suppressions
 
 
@@ -33,7 +33,7 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
         source=row.source,
         text=row.text,
         status=row.status,
-        created_at=as_utc(row.created_at),  # type: ignore[arg-type]
+        created_at=in_offset(row.created_at, row.utc_offset_minutes),
     )
 
 

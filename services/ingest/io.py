@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, select
 
 from shared.canonical import sha256_hex
-from shared.db import as_utc, get_engine, unit_of_work, utcnow
+from shared.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
 from shared.models import Topic, Turn
 from shared.outbox import emit_many
 from shared.schema import messages
@@ -96,6 +96,7 @@ def ingest_turns(
                     "text": turn.text,
                     "text_sha256": text_sha,
                     "created_at": turn.created_at,
+                    "utc_offset_minutes": offset_minutes(turn.created_at),
                     "received_at": now,
                     "status": "active",
                 }

@@ -118,6 +118,7 @@ def supersede_message(
                 text=new_text,  # type: ignore[attr-defined]
                 text_sha256=sha256_hex(new_text),
                 created_at=old.created_at,  # type: ignore[attr-defined]
+                utc_offset_minutes=old.utc_offset_minutes,  # type: ignore[attr-defined]
                 received_at=now,
                 status=MessageStatus.ACTIVE,
             )

@@ -4,8 +4,9 @@ Revision ID: 0001
 Revises: 
 Create Date: 2026-11-29
 """
-import sqlalchemy as sa
 from alembic import op
+import sqlalchemy as sa
+
 
 revision = '0001'
 down_revision = None
@@ -98,6 +99,7 @@ def upgrade() -> None:
     sa.Column('text', sa.Text(), nullable=False),
     sa.Column('text_sha256', sa.String(length=64), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('utc_offset_minutes', sa.Integer(), server_default=sa.text('0'), nullable=False),
     sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('status', sa.String(length=20), server_default=sa.text("'active'"), nullable=False),
     sa.Column('status_changed_at', sa.DateTime(timezone=True), nullable=True),

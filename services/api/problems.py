@@ -1,0 +1,151 @@
+"""RFC 9457 problem details: every error the API returns is ``application/problem+json``.
+
+Validation errors carry field locations and error types only, never the submitted values
+(a rejected body may hold a secret) and never pydantic's messages (they quote the input).
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("memwarden.api")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+# Domain problems get a stable URN naming their code; plain HTTP statuses use about:blank,
+# whose title is the status phrase (RFC 9457 §4.2.1).
+URN_PREFIX = "urn:memwarden:problem:"
+
+
+class FieldError(BaseModel):
+    loc: list[str | int] = Field(description="where in the request the problem is")
+    type: str = Field(description="pydantic error type, e.g. missing, string_too_short")
+
+
+class ProblemDetail(BaseModel):
+    """The body of every error response."""
+
+    type: str = Field(description="about:blank, or urn:memwarden:problem:<code>")
+    title: str
+    status: int
+    detail: str | None = None
+    code: str | None = Field(default=None, description="machine-readable refusal code")
+    errors: list[FieldError] | None = Field(default=None, description="validation errors (422)")
+
+
+class Problem(Exception):
+    """Raise from a route to answer with a problem document."""
+
+    def __init__(
+        self,
+        status: int,
+        detail: str | None = None,
+        *,
+        code: str | None = None,
+        title: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail or code or str(status))
+        self.status = status
+        self.detail = detail
+        self.code = code
+        self.title = title
+        self.headers = headers
+
+
+def problem_response(
+    status: int,
+    detail: str | None = None,
+    *,
+    code: str | None = None,
+    title: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": URN_PREFIX + code if code else "about:blank",
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+    }
+    if detail:
+        body["detail"] = detail
+    if code:
+        body["code"] = code
+    if errors is not None:
+        body["errors"] = errors
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+
+
+def unauthenticated(detail: str) -> JSONResponse:
+    return problem_response(
+        401, detail, code="unauthenticated", headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    out = []
+    for err in exc.errors():
+        loc = [part if isinstance(part, int) else str(part) for part in err.get("loc", ())]
+        if err.get("type") == "extra_forbidden" and loc:
+            loc[-1] = "(unknown field)"  # the unknown key itself is submitted text
+        out.append({"loc": loc, "type": str(err.get("type", "invalid"))})
+    return out
+
+
+async def _on_problem(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Problem)
+    return problem_response(
+        exc.status, exc.detail, code=exc.code, title=exc.title, headers=exc.headers
+    )
+
+
+async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) and exc.detail else None
+    if detail == HTTPStatus(exc.status_code).phrase:
+        detail = None
+    return problem_response(exc.status_code, detail, headers=exc.headers)
+
+
+async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = _field_errors(exc)
+    return problem_response(
+        422,
+        f"{len(errors)} problem(s) in the request; see errors (values are not echoed)",
+        code="validation_failed",
+        title="Request validation failed",
+        errors=errors,
+    )
+
+
+async def _on_crash(_request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled error in request: %s", type(exc).__name__, exc_info=exc)
+    return problem_response(500, "internal error; see the server log", code="internal_error")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(Problem, _on_problem)
+    app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(Exception, _on_crash)
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries for problem documents with these statuses."""
+    return {
+        status: {
+            "description": HTTPStatus(status).phrase,
+            "content": {
+                PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}
+            },
+        }
+        for status in statuses
+    }
