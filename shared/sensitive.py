@@ -63,7 +63,11 @@ _HEALTH_ZH = (
 # A capitalised place, but not the tools people say they "live in".
 _PLACE_EN = (
     r"(?:the\s+)?(?!(?:Vim|Emacs|VS|VSCode|Terminal|Linux|Windows|Slack|Excel|Jira|Notion"
-    r"|GitHub|Docker|Zoom|Teams|Chrome|Python)\b)[A-Z0-9]"
+    r"|GitHub|Docker|Zoom|Teams|Chrome|Python)\b)"
+    # "tickets live in the PLAT Jira project": a container of work, not a place
+    r"(?![\w.-]+(?:\s+[\w.-]+){0,2}\s+(?:project|repo|repository|folder|directory|channel"
+    r"|board|workspace|drive|bucket|wiki|space|page|file|sheet|doc|tracker|namespace)s?\b)"
+    r"[A-Z0-9]"
 )
 _LOCATION_EN = re.compile(
     r"(?i:\b(?:i|we)(?:'m| am|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?"

@@ -16,7 +16,7 @@ from services.eval.runner import run_cases
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))
-OWN_CASES = REPO / "tests" / "cases"
+OWN_CASES = [REPO / "tests" / "cases", REPO / "tests" / "probe"]
 SNAPSHOT_KEYS = {"case_id", "checkpoint", "memories", "proposals", "recall"}
 
 

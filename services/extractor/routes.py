@@ -197,6 +197,26 @@ def _choose(found: dict[str, list[int]], folded: str, stated: Callable[[int], bo
     return keep[0] if len(keep) == 1 else None
 
 
+def _choose_tiered(
+    found: dict[str, list[int]], folded: str, *tiers: Callable[[int], bool]
+) -> str | None:
+    """Try the strongest reading first: one value stated by the strongest test wins; several
+    at the same tier are ambiguous (None); none falls through to the next tier."""
+    for stated in tiers:
+        keep = [
+            value
+            for value, positions in found.items()
+            if any(stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions)
+        ]
+        if keep:
+            return keep[0] if len(keep) == 1 else None
+    return None
+
+
+# "reply in **English**", "用**中文**回答": the language is the object of the reply
+_LANGUAGE_OBJECT = r"(?:\bin|\busing|用|使用|以|说|讲)\s*$"
+
+
 def _preference_object(folded: str) -> Callable[[int], bool]:
     verbs = rf"(?:\b{EN_PREFERENCE_VERB}|{ZH_PREFERENCE_VERB})"
     return lambda pos: _near_before(folded, pos, verbs)
@@ -216,7 +236,10 @@ def package_manager(s: Sentence, spec: KeySpec) -> str | None:
 def language(s: Sentence, spec: KeySpec) -> str | None:
     if not re.search(EN_REPLY_CONTEXT + "|" + ZH_REPLY_CONTEXT, s.folded):
         return None
-    return _choose(_mentions(spec, s.folded), s.folded, lambda p: True)
+    def language_object(pos: int) -> bool:
+        return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
+
+    return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
 
 
 def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
@@ -230,7 +253,9 @@ def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
             or _near_before(s.folded, pos, noun + r"\s*(?:is|=|:|是|用|为)?", 16)
         )
 
-    return _choose(_mentions(spec, s.folded), s.folded, beside_noun)
+    return _choose_tiered(
+        _mentions(spec, s.folded), s.folded, _preference_object(s.folded), beside_noun
+    )
 
 
 def editor(s: Sentence, spec: KeySpec) -> str | None:
