@@ -68,9 +68,10 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
 
 
 def _own_cases() -> list[dict]:
+    paths = sorted(p for folder in OWN_CASES for p in folder.glob("*.jsonl"))
     return [
         json.loads(line)
-        for path in sorted(OWN_CASES.glob("*.jsonl"))
+        for path in paths
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
