@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -38,6 +39,12 @@ class Settings(BaseSettings):
     visibility_timeout: int = Field(default=3600, description="Redis visibility timeout, seconds")
     embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")
     log_level: str = Field(default="INFO")
+    log_format: Literal["console", "json"] = Field(
+        default="console", description="console (people) | json (one object per line)"
+    )
+    metrics_port: int = Field(
+        default=0, ge=0, le=65535, description="/metrics port of a worker or relay; 0 = off"
+    )
     api_key: str = Field(default="", description="CLI credential for review and submit commands")
     extractor: str = Field(default="rules", description="extractor stage: rules | llm")
     # The LLM extractor has no default endpoint: message text must never go to a remote

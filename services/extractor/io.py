@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, select
 
-from services.extractor.rules import extract
+from services.extractor.debounce import extract_debounced
+from services.extractor.rules import EXTRACTOR_VERSION, extract
 from shared.canonical import proposal_id, proposal_identity
 from shared.config import get_settings
 from shared.db import get_engine, in_offset, unit_of_work
@@ -53,10 +56,23 @@ def with_id(body: ProposalBody) -> dict[str, Any]:
     return data
 
 
-def _proposal_events(row: Row[Any], registry: Registry) -> list[ProposalEvent]:
-    if row.status != MessageStatus.ACTIVE:
-        return []  # revoked before extraction: nothing may be proposed from it
-    turn = Turn(
+_extractor_version: ContextVar[str | None] = ContextVar("memwarden_extractor_version", default=None)
+
+
+@contextmanager
+def extractor_version_scope(version: str | None) -> Iterator[None]:
+    """Run the rules extractor under ``version`` in this context (eval compares versions; the
+    version is part of every proposal id, so each version proposes anew)."""
+    token = _extractor_version.set(version)
+    try:
+        yield
+    finally:
+        _extractor_version.reset(token)
+
+
+def turn_of(row: Row[Any]) -> Turn:
+    """A stored message as the extractor sees it, its time in the offset it was written in."""
+    return Turn(
         tenant_id=row.tenant_id,
         subject_id=row.subject_id,
         session_id=row.session_id,
@@ -67,14 +83,22 @@ def _proposal_events(row: Row[Any], registry: Registry) -> list[ProposalEvent]:
         created_at=in_offset(row.created_at, row.utc_offset_minutes),
         author_id=row.author_id,
     )
+
+
+def _proposal_events(rows: list[Row[Any]], registry: Registry) -> list[ProposalEvent]:
+    # revoked before extraction: nothing may be proposed from it
+    turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
+    version = _extractor_version.get() or EXTRACTOR_VERSION
     events: list[ProposalEvent] = []
-    for body in extract(turn, registry):
+    for body in extract_debounced(
+        turns, lambda turn: extract(turn, registry, extractor_version=version)
+    ):
         proposal = with_id(body)
         events.append(
             (
                 Topic.PROPOSAL_SUBMITTED,
-                f"{row.tenant_id}:{proposal['proposal_id']}",
-                row.tenant_id,
+                f"{body.tenant_id}:{proposal['proposal_id']}",
+                body.tenant_id,
                 proposal,
             )
         )
@@ -101,7 +125,7 @@ def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = No
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         fresh = first_deliveries(conn, CONSUMER, [e["key"] for e in envelopes])
-        events: list[ProposalEvent] = []
+        rows = []
         for env in envelopes:
             if env["key"] not in fresh:
                 continue
@@ -109,7 +133,9 @@ def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = No
                 conn, env["tenant_id"], env["payload"]["message_id"], env["payload"]["revision"]
             )
             if row is not None:
-                events.extend(_proposal_events(row, registry))
+                rows.append(row)
+        # one run per conversation, in the order it was said (services.extractor.debounce)
+        events = _proposal_events(rows, registry)
         emit_many(conn, events)
         uow.commit()
     return len(events)
@@ -128,7 +154,7 @@ def reextract_messages(
                 messages.c.tenant_id == tenant_id, messages.c.message_id.in_(message_ids)
             )
         ).all()
-        events = [event for row in rows for event in _proposal_events(row, registry)]
+        events = _proposal_events(list(rows), registry)
         emit_many(uow.conn, events)
         uow.commit()
     return len(events)

@@ -176,7 +176,7 @@ def parse_candidates(content: str) -> list[Any]:
     """The ``candidates`` list of the model's answer; :class:`LlmError` when unusable."""
     try:
         answer = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting raises RecursionError, not ValueError
         raise LlmError(Failure.MALFORMED_JSON) from None
     if not isinstance(answer, dict) or not isinstance(answer.get("candidates"), list):
         raise LlmError(Failure.MALFORMED_OUTPUT)
@@ -303,8 +303,9 @@ class LlmClient:
         self.model = model
         self.timeout_seconds = timeout_seconds
         self.extractor_version = extractor_version_for(model)
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = http or httpx.Client(headers=headers)
+        # per request, so a caller-supplied ``http`` client still authenticates
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = http or httpx.Client()
         self._owns_http = http is None
 
     @classmethod
@@ -344,7 +345,7 @@ class LlmClient:
         try:
             data = json.loads(raw)
             message = data["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, RecursionError, KeyError, IndexError, TypeError):
             raise LlmError(Failure.MALFORMED_RESPONSE) from None
         if not isinstance(message, dict):
             raise LlmError(Failure.MALFORMED_RESPONSE)
@@ -366,7 +367,9 @@ class LlmClient:
         chunks: list[bytes] = []
         size = 0
         try:
-            with self._http.stream("POST", self.url, json=request, timeout=timeout) as resp:
+            with self._http.stream(
+                "POST", self.url, json=request, headers=self._headers, timeout=timeout
+            ) as resp:
                 if resp.status_code != httpx.codes.OK:
                     raise LlmError(Failure.HTTP_ERROR, str(resp.status_code))
                 for chunk in resp.iter_bytes():
