@@ -3,7 +3,10 @@ or on ``MEMWARDEN_DATABASE_URL`` when called from the ``alembic`` command line."
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from alembic import context
+from alembic.autogenerate.api import AutogenContext
 
 from shared.db import get_engine
 from shared.schema import UtcDateTime, metadata
@@ -11,7 +14,7 @@ from shared.schema import UtcDateTime, metadata
 config = context.config
 
 
-def render_item(type_: str, obj: object, autogen_context: object) -> str | bool:
+def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
     """Migrations name plain SQL types: UtcDateTime is a Python-side conversion only."""
     if type_ == "type" and isinstance(obj, UtcDateTime):
         return "sa.DateTime(timezone=True)"
