@@ -22,7 +22,11 @@ PG_URL = os.environ.get(
     "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"
 )
 REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-TEMPLATE_DB = "memwarden_test_template"
+# Per-session names: two test runs on one server (a developer and CI, or parallel
+# sessions) must never drop each other's databases.
+SESSION = uuid.uuid4().hex[:8]
+TEMPLATE_DB = f"mw_template_{SESSION}"
+MAIN_DB = f"mw_main_{SESSION}"
 
 
 @contextmanager
@@ -37,7 +41,7 @@ def admin() -> Iterator[Connection]:
 
 
 @pytest.fixture(scope="session")
-def pg_template() -> str:
+def pg_template() -> Iterator[str]:
     """A migrated template database; fresh databases are cloned from it."""
     try:
         with admin() as conn:
@@ -52,7 +56,9 @@ def pg_template() -> str:
     template = create_engine(url)
     migrate(template)
     template.dispose()
-    return url
+    yield url
+    with admin() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}" WITH (FORCE)'))
 
 
 @pytest.fixture
@@ -70,15 +76,19 @@ def fresh_pg_url(pg_template: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_engine(pg_template: str) -> Iterator[Engine]:
     """One shared migrated database; tests isolate themselves by tenant id."""
-    name = make_url(PG_URL).database
+    name = MAIN_DB
     with admin() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
     engine = create_engine(
-        make_url(PG_URL).render_as_string(hide_password=False), pool_size=20, max_overflow=20
+        make_url(PG_URL).set(database=name).render_as_string(hide_password=False),
+        pool_size=20,
+        max_overflow=20,
     )
     yield engine
     engine.dispose()
+    with admin() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture

@@ -1,0 +1,112 @@
+"""The gate's commit path on PostgreSQL, measured against the database's own limit.
+
+1. Per-proposal transactions through the real code (`decide_batch([p])`) at 1, 4 and 16
+   concurrent clients, side by side with pgbench running the raw SQL of the same commit
+   transaction against the same schema at the same concurrency.
+2. The batched path replay uses: many proposals per transaction.
+
+    .venv/bin/python bench/gate_throughput.py [--proposals 4000] [--batch 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import Engine  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from bench.common import scratch_database  # noqa: E402
+from services.extractor.io import with_id  # noqa: E402
+from services.extractor.rules import extract  # noqa: E402
+from services.gate.io import decide_batch  # noqa: E402
+from services.ingest.io import ingest_turns  # noqa: E402
+from shared.models import Turn  # noqa: E402
+from shared.registry import default_registry  # noqa: E402
+
+SENTENCES = [
+    "I prefer pnpm for all my projects.", "我更喜欢深色主题。", "My editor is Vim.",
+    "Remember that I review pull requests only in the afternoon.",
+    "请记住，我每周二上午十点开周会。", "Always reply to me in English.",
+]
+RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
+
+
+def make_proposals(engine: Engine, tag: str, n: int) -> list[dict]:
+    """n committable proposals, each for its own subject (no fact-key contention)."""
+    registry = default_registry()
+    turns = [Turn(tenant_id=f"bench-{tag}", subject_id=f"s{i}", session_id="s",
+                  message_id=f"m{i}", role="user", source="user_message",
+                  text=SENTENCES[i % len(SENTENCES)], created_at="2026-05-01T09:00:00Z")
+             for i in range(n)]
+    for i in range(0, n, 1000):
+        ingest_turns(turns[i:i + 1000], engine=engine, extract=False)
+    return [with_id(body) for turn in turns for body in extract(turn, registry)][:n]
+
+
+def per_proposal(engine: Engine, proposals: list[dict], clients: int) -> float:
+    shares = [proposals[i::clients] for i in range(clients)]
+
+    def run(share: list[dict]) -> None:
+        for p in share:
+            decide_batch([p], engine=engine)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in shares]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(proposals) / (time.perf_counter() - t0)
+
+
+def batched(engine: Engine, proposals: list[dict], batch: int) -> float:
+    t0 = time.perf_counter()
+    for i in range(0, len(proposals), batch):
+        decide_batch(proposals[i:i + batch], engine=engine)
+    return len(proposals) / (time.perf_counter() - t0)
+
+
+def pgbench(engine: Engine, clients: int, seconds: int) -> float:
+    url = make_url(engine.url)
+    env = {**os.environ, "PGPASSWORD": url.password or ""}
+    done = subprocess.run(
+        ["pgbench", "-n", "-h", url.host or "127.0.0.1", "-p", str(url.port or 5432),
+         "-U", url.username or "postgres", "-c", str(clients), "-j", str(min(clients, 2)),
+         "-T", str(seconds), "-f", str(RAW_COMMIT_SQL), "-D", f"seed={clients}",
+         url.database or ""], env=env, capture_output=True, text=True, check=True)
+    match = re.search(r"tps = ([\d.]+)", done.stdout)
+    assert match, done.stdout + done.stderr
+    return float(match.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--proposals", type=int, default=4000)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--seconds", type=int, default=10)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores; PostgreSQL on loopback; each row is measured")
+    with scratch_database() as engine:
+        print("clients | gate (real code) proposals/s | pgbench raw commit tx/s | ratio")
+        for clients in (1, 4, 16):
+            proposals = make_proposals(engine, f"c{clients}", args.proposals)
+            gate = per_proposal(engine, proposals, clients)
+            raw = pgbench(engine, clients, args.seconds)
+            print(f"{clients:7d} | {gate:28.0f} | {raw:23.0f} | {gate / raw:5.2f}")
+        proposals = make_proposals(engine, "batched", args.proposals * 2)
+        rate = batched(engine, proposals, args.batch)
+        print(f"batched gate path, {args.batch} proposals per transaction: {rate:.0f} proposals/s")
+
+
+if __name__ == "__main__":
+    main()

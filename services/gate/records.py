@@ -1,0 +1,188 @@
+"""What the gate writes about a proposal besides memory: the proposal row, its receipt, the
+audit of refused submissions, and the context every decision is made in."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from services.gate.commit import receipt_body
+from services.gate.decide import Verdict
+from shared import metrics
+from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
+from shared.config import get_settings
+from shared.db import dumps, insert_ignore, utcnow
+from shared.models import Decision, MemoryProposal, ProposalState, Receipt
+from shared.registry import Registry, default_registry
+from shared.schema import receipts, rejected_submissions
+
+log = logging.getLogger("memwarden.gate")
+
+STATE_FOR = {
+    Decision.COMMIT: ProposalState.COMMITTED,
+    Decision.NOOP: ProposalState.NOOP,
+    Decision.CONFIRM_REPLACE: ProposalState.PENDING,
+    Decision.NEEDS_CONFIRMATION: ProposalState.PENDING,
+    Decision.QUARANTINE: ProposalState.QUARANTINED,
+    Decision.CONFLICT: ProposalState.CONFLICTED,
+    Decision.REJECT: ProposalState.REJECTED,
+}
+
+
+@dataclass
+class GateContext:
+    registry: Registry = field(default_factory=default_registry)
+    policy_version: str = field(default_factory=lambda: get_settings().policy_version)
+    default_profile: str = field(default_factory=lambda: get_settings().policy_profile)
+    now: datetime = field(default_factory=utcnow)
+    # the authenticated submitter; None means the built-in extractor stage
+    proposed_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A proposal whose id recomputes, with what the batch needs to order and group it."""
+
+    index: int  # position in the submitted batch
+    p: MemoryProposal
+    payload_hash: str
+    fact_key: dict[str, str]
+    memory_id: str
+
+
+def fact_key_of(p: MemoryProposal, registry: Registry) -> dict[str, str]:
+    spec = registry.get(p.kind.value, p.normalized_key)
+    return {
+        "tenant_id": p.tenant_id,
+        "subject_id": p.subject_id,
+        "scope_kind": p.scope.kind.value,
+        "scope_key": p.scope.key,
+        "kind": p.kind.value,
+        "normalized_key": p.normalized_key,
+        "claim_key": claim_key(p.value, bool(spec and spec.multi_valued)),
+    }
+
+
+def verified(index: int, p: MemoryProposal, ph: str, registry: Registry) -> Verified:
+    key = fact_key_of(p, registry)
+    return Verified(index, p, ph, key, memory_id_for(key))
+
+
+def proposal_row(
+    p: MemoryProposal,
+    ph: str,
+    verdict: Verdict,
+    receipt: Receipt,
+    locked_version: int,
+    revision: int,
+    *,
+    redact: bool,
+    now: datetime,
+    proposed_by: str,
+) -> dict[str, Any]:
+    """The immutable proposal row; a proposal that carried a secret keeps no value."""
+    return {
+        "tenant_id": p.tenant_id,
+        "proposal_id": p.proposal_id,
+        "payload_hash": ph,
+        "subject_id": p.subject_id,
+        "scope_kind": p.scope.kind.value,
+        "scope_key": p.scope.key,
+        "kind": p.kind.value,
+        "normalized_key": p.normalized_key,
+        "stable_candidate_ordinal": p.stable_candidate_ordinal,
+        "message_id": p.evidence.message_id,
+        "message_revision": revision,
+        "evidence_start": p.evidence.start,
+        "evidence_end": p.evidence.end,
+        "evidence_sha256": p.evidence.sha256,
+        "extractor_version": p.extractor_version,
+        "confidence": p.confidence,
+        "expires_at": p.expires_at,
+        "value_json": None if redact else dumps(p.value),
+        "decision": verdict.decision.value,
+        "reasons": dumps(list(verdict.reasons)),
+        "state": STATE_FOR[verdict.decision].value,
+        "memory_id": receipt.memory_id,
+        "memory_version": receipt.memory_version,
+        "expected_version": locked_version,
+        "proposed_by": proposed_by,
+        "submitted_at": now,
+        "decided_at": now,
+    }
+
+
+def log_decision(proposal_id: str, verdict: Verdict) -> None:
+    """One log line and one metric per decision; never a value or any message text."""
+    log.info(
+        "decided proposal=%s decision=%s reasons=%s",
+        proposal_id[:12],
+        verdict.decision.value,
+        ",".join(verdict.reasons),
+    )
+    metrics.record_decision(verdict.decision, verdict.reasons)
+
+
+def submission_hash(raw: Any) -> str:
+    try:
+        return sha256_hex(jcs(raw))
+    except Exception:  # not JSON-representable: hash its repr so it is still deduplicated
+        return sha256_hex(repr(raw))
+
+
+def refuse(
+    conn: Connection,
+    raw: Any,
+    reasons: list[str],
+    ctx: GateContext,
+    claimed_id: str | None,
+    ph: str | None,
+) -> Receipt:
+    """REJECT a submission that cannot be keyed by a verified id; audited, never stored as a
+    proposal (a forged id must not occupy the honest proposal's slot)."""
+    tenant = raw.get("tenant_id") if isinstance(raw, dict) else None
+    tenant = tenant if isinstance(tenant, str) and tenant else "unknown"
+    receipt = Receipt(
+        tenant_id=tenant,
+        proposal_id=claimed_id or "",
+        payload_hash=ph or "",
+        decision=Decision.REJECT,
+        reasons=reasons,
+        checks_passed=[],
+        policy_version=ctx.policy_version,
+        decided_at=ctx.now,
+        side_effects={
+            "proposal_recorded": False,
+            "memory_version_created": False,
+            "outbox_events": [],
+        },
+    )
+    insert_ignore(
+        conn,
+        rejected_submissions,
+        {
+            "tenant_id": tenant,
+            "submission_hash": submission_hash(raw),
+            "claimed_proposal_id": claimed_id,
+            "payload_hash": ph,
+            "body": receipt_body(receipt),
+            "created_at": ctx.now,
+        },
+        ["tenant_id", "submission_hash"],
+    )
+    log.info("submission refused: %s", ",".join(reasons))
+    metrics.record_decision(Decision.REJECT, reasons)
+    return receipt
+
+
+def stored_receipt(conn: Connection, tenant_id: str, proposal_id: str) -> Receipt:
+    body = conn.execute(
+        select(receipts.c.body).where(
+            receipts.c.tenant_id == tenant_id, receipts.c.proposal_id == proposal_id
+        )
+    ).scalar_one()
+    return Receipt.model_validate_json(body)
