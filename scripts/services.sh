@@ -52,5 +52,15 @@ ensure_redis() {
   redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping
 }
 
+ensure_chromium() {
+  # The review console's browser test drives Debian's Chromium through Playwright (which never
+  # downloads a browser here); the CJK font lets it render Chinese evidence.
+  if [ ! -x /usr/bin/chromium ]; then
+    echo "services: installing Chromium"
+    apt_install chromium fonts-wqy-zenhei
+  fi
+}
+
 ensure_postgres
 ensure_redis
+ensure_chromium

@@ -7,6 +7,8 @@ Validation errors carry field locations and error types only, never the submitte
 from __future__ import annotations
 
 import logging
+import traceback
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -15,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("memwarden.api")
 
@@ -60,6 +63,15 @@ class Problem(Exception):
         self.headers = headers
 
 
+class HttpProblem(StarletteHTTPException):
+    """A problem raised where only HTTPException passes through (e.g. while FastAPI reads
+    the body), with its code kept."""
+
+    def __init__(self, status: int, detail: str, code: str) -> None:
+        super().__init__(status, detail)
+        self.problem_code = code
+
+
 def problem_response(
     status: int,
     detail: str | None = None,
@@ -67,7 +79,7 @@ def problem_response(
     code: str | None = None,
     title: str | None = None,
     errors: list[dict[str, Any]] | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {
         "type": URN_PREFIX + code if code else "about:blank",
@@ -111,7 +123,8 @@ async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) and exc.detail else None
     if detail == HTTPStatus(exc.status_code).phrase:
         detail = None
-    return problem_response(exc.status_code, detail, headers=exc.headers)
+    code = getattr(exc, "problem_code", None)
+    return problem_response(exc.status_code, detail, code=code, headers=exc.headers)
 
 
 async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
@@ -126,9 +139,49 @@ async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _on_crash(_request: Request, exc: Exception) -> JSONResponse:
-    log.error("unhandled error in request: %s", type(exc).__name__, exc_info=exc)
+def _log_crash(exc: BaseException) -> None:
+    # The traceback without the exception's message: a database error's message quotes the
+    # statement's parameters, which may be conversation text (or a secret in it).
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    log.error("unhandled %s in request\n%s", type(exc).__name__, frames)
+
+
+def _crashed() -> JSONResponse:
     return problem_response(500, "internal error; see the server log", code="internal_error")
+
+
+async def _on_crash(_request: Request, exc: Exception) -> JSONResponse:
+    _log_crash(exc)
+    return _crashed()
+
+
+class ErrorBarrierMiddleware:
+    """Answer an unhandled error with a 500 problem and stop it here.
+
+    Starlette's outermost error middleware re-raises after answering so that the server
+    logs the error, and uvicorn's log line would carry the exception's message.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            _log_crash(exc)
+            if not started:  # else the server closes the half-sent response
+                await _crashed()(scope, receive, send)
 
 
 def install(app: FastAPI) -> None:

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, console
 from services.cli.memory_cmds import (
     cmd_as_of,
@@ -19,6 +20,7 @@ from services.cli.memory_cmds import (
     cmd_revoke,
     cmd_supersede,
 )
+from services.cli.outbox_cmds import add_outbox_commands
 from services.cli.pipeline_cmds import (
     cmd_demo,
     cmd_drain,
@@ -29,22 +31,19 @@ from services.cli.pipeline_cmds import (
     cmd_submit,
     cmd_worker,
 )
+from services.cli.replay_cmds import add_replay_parser
 from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_principal, cmd_review
 from shared.config import get_settings
+from shared.logging import configure_logging as setup_logging
 
 STAGES = ("extractor", "gate", "revalidation", "vector_sink")
 
 
 def configure_logging(level: str, *, embedded: bool) -> None:
-    """Console logs at ``level``; the handler carries the level so that an eval capturing
-    every record for its secret scan does not also print them."""
-    handler = logging.StreamHandler()
-    handler.setLevel(level)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(level)
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations run on every command
+    """Logs at ``level`` on stderr, JSON when ``MEMWARDEN_LOG_FORMAT=json`` (shared.logging);
+    the handler carries the level so that an eval capturing every record for its secret scan
+    does not also print them."""
+    setup_logging(level, json=get_settings().log_format == "json")
     if embedded:
         # In-process tasks would log one "succeeded" line per batch; noise in a CLI.
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
@@ -130,12 +129,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--snapshots", type=Path)
     p.add_argument("--report", type=Path)
     p.add_argument("--strict", action="store_true", help="exit 1 unless every case passes")
+    p.add_argument(
+        "--compare-extractor-version",
+        nargs=2,
+        metavar=("A", "B"),
+        help="run the cases under two rules extractor versions and compare their metrics",
+    )
+    add_replay_parser(add)
     add("drain", cmd_drain, "embedded: process every queued event now")
     p = add("worker", cmd_worker, "run one stage's Celery worker")
     p.add_argument("stage", choices=STAGES)
     p.add_argument("--concurrency", type=int, default=1)
     p.add_argument("--pool", default="solo", choices=("solo", "prefork", "threads"))
     add("relay", cmd_relay, "publish outbox rows to the stage queues")
+    p = add("api", cmd_api, "serve the HTTP API and the review console")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    add_outbox_commands(sub)
     return parser
 
 

@@ -1,0 +1,65 @@
+"""Liveness and readiness probes (no credentials; they reveal no data and no URLs)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from services.api import problems
+from services.api.problems import problem_response
+from services.api.schemas import Health
+from services.api.state import ApiState, StateDep
+
+log = logging.getLogger("memwarden.api")
+
+router = APIRouter(tags=["health"])
+
+BROKER_TIMEOUT_SECONDS = 2.0
+
+
+@router.get("/healthz", response_model=Health, summary="The process is alive")
+def healthz() -> Health:
+    return Health(status="ok")
+
+
+@router.get(
+    "/readyz",
+    response_model=Health,
+    summary="The database (and the broker, when configured) answer",
+    responses=problems.responses(503),
+)
+def readyz(state: StateDep) -> Health | JSONResponse:
+    checks = {"database": _check(_database, state), "broker": "not configured"}
+    if state.settings.broker_url:
+        checks["broker"] = _check(_broker, state)
+    failed = sorted(name for name, result in checks.items() if result == "unreachable")
+    if failed:
+        return problem_response(503, "unreachable: " + ", ".join(failed), code="not_ready")
+    return Health(status="ready", checks=checks)
+
+
+def _check(probe: Callable[[ApiState], None], state: ApiState) -> str:
+    try:
+        probe(state)
+    except Exception as exc:  # the reason is logged; the URL (and its password) is not
+        log.warning("readiness: %s failed (%s)", probe.__name__.lstrip("_"), type(exc).__name__)
+        return "unreachable"
+    return "ok"
+
+
+def _database(state: ApiState) -> None:
+    with state.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+
+
+def _broker(state: ApiState) -> None:
+    from kombu import Connection
+
+    with Connection(state.settings.broker_url, connect_timeout=BROKER_TIMEOUT_SECONDS) as conn:
+        conn.ensure_connection(
+            max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_SECONDS
+        )

@@ -1,0 +1,86 @@
+"""Reads: recall for a subject, a memory's version history, a proposal's stored receipt."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+
+from services.api import problems, reads
+from services.api.problems import Problem
+from services.api.schemas import HEX64, RecallOut, VersionsOut
+from services.api.security import AnyScope, Reader
+from services.api.state import StateDep
+from services.recall.query import recall
+from shared.models import Receipt, ScopeKind
+
+router = APIRouter(prefix="/v1", tags=["memories"], responses=problems.responses(401, 403, 422))
+
+
+class ReceiptResponse(Response):
+    media_type = "application/json"
+
+
+@router.get(
+    "/subjects/{subject_id}/recall",
+    response_model=RecallOut,
+    summary="What recall returns for a subject",
+)
+def get_recall(
+    subject_id: Annotated[str, Path(min_length=1, max_length=200)],
+    state: StateDep,
+    principal: Reader,
+    query: Annotated[str | None, Query(max_length=2000)] = None,
+    k: Annotated[int, Query(ge=1, le=100)] = 10,
+    scope_kind: ScopeKind | None = None,
+    scope_key: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    purpose: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+) -> RecallOut:
+    """Current committed versions whose evidence is still active, best first."""
+    found = recall(
+        principal.tenant_id,
+        subject_id,
+        query or None,
+        k=k,
+        scope_kind=scope_kind.value if scope_kind else None,
+        scope_key=scope_key,
+        purpose=purpose,
+        engine=state.engine,
+    )
+    return RecallOut.model_validate(
+        {"subject_id": subject_id, "memories": [r.as_json() for r in found]}
+    )
+
+
+@router.get(
+    "/memories/{memory_id}/versions",
+    response_model=VersionsOut,
+    summary="A memory's version history",
+    responses=problems.responses(404),
+)
+def get_versions(
+    memory_id: Annotated[str, Path(min_length=1, max_length=40)],
+    state: StateDep,
+    principal: Reader,
+) -> VersionsOut:
+    versions = reads.memory_versions_of(state.engine, principal.tenant_id, memory_id)
+    if not versions:
+        raise Problem(404, "no such memory", code="unknown_memory")
+    return VersionsOut.model_validate({"memory_id": memory_id, "versions": versions})
+
+
+@router.get(
+    "/proposals/{proposal_id}/receipt",
+    response_class=ReceiptResponse,
+    summary="The stored receipt of a decision, byte for byte",
+    responses={200: {"model": Receipt}, **problems.responses(404)},
+)
+def get_receipt(
+    proposal_id: Annotated[str, Path(pattern=HEX64)], state: StateDep, principal: AnyScope
+) -> Response:
+    """Exactly the canonical JSON (RFC 8785) the gate stored when it decided."""
+    body = reads.receipt_body(state.engine, principal.tenant_id, proposal_id)
+    if body is None:
+        raise Problem(404, "no receipt for this proposal", code="unknown_proposal")
+    return ReceiptResponse(body.encode("utf-8"))

@@ -1,0 +1,28 @@
+"""``memwarden api``: serve the HTTP API and the review console."""
+
+from __future__ import annotations
+
+import argparse
+
+from services.cli.common import console, open_engine
+from shared.config import get_settings
+
+
+def cmd_api(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from services.api import create_app
+
+    settings = get_settings()
+    app = create_app(open_engine(), settings=settings)
+    mode = "embedded: writes drain in-process" if settings.embedded else "distributed"
+    console.print(
+        f"memwarden API on http://{args.host}:{args.port} ({mode}); "
+        "console at /console, OpenAPI at /openapi.json",
+        soft_wrap=True,
+    )
+    # No access log: a recall URL carries the query text, and logs never hold content.
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=settings.log_level.lower(), access_log=False
+    )
+    return 0
