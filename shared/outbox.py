@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, select, update
@@ -87,3 +88,27 @@ def backlog(conn: Connection) -> int:
             select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
         ).scalar_one()
     )
+
+
+def oldest_unsent_at(conn: Connection) -> datetime | None:
+    """``created_at`` of the oldest unsent row; ids grow with time, so the partial index on
+    unsent ids finds it without a scan."""
+    stmt = select(outbox.c.created_at).where(outbox.c.sent_at.is_(None))
+    return conn.execute(stmt.order_by(outbox.c.id).limit(1)).scalar()
+
+
+def mark_unsent(
+    conn: Connection,
+    since: datetime,
+    until: datetime | None = None,
+    topics: list[str] | None = None,
+) -> int:
+    """Mark rows sent at or after ``since`` (and before ``until``, of ``topics``) unsent, so
+    relays publish them again: the recovery when a broker lost messages it had accepted.
+    Consumers are idempotent, so a row published twice is harmless."""
+    stmt = update(outbox).where(outbox.c.sent_at.is_not(None), outbox.c.sent_at >= since)
+    if until is not None:
+        stmt = stmt.where(outbox.c.sent_at < until)
+    if topics:
+        stmt = stmt.where(outbox.c.topic.in_(topics))
+    return conn.execute(stmt.values(sent_at=None)).rowcount or 0

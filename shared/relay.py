@@ -59,7 +59,10 @@ def relay_once(engine: Engine, publish: Publisher, limit: int) -> int:
 
 def celery_publisher(app: Celery) -> Publisher:
     def publish(task: str, queue: str, envelopes: list[dict[str, Any]]) -> None:
-        app.send_task(task, args=[envelopes], queue=queue)
+        # argsrepr is what Flower, task events and `celery inspect` show: counts, not payloads.
+        app.send_task(
+            task, args=[envelopes], queue=queue, argsrepr=f"[<{len(envelopes)} outbox events>]"
+        )
 
     return publish
 
@@ -71,8 +74,11 @@ def run_relay(
     limit: int,
     poll_seconds: float,
     stop: threading.Event | None = None,
+    after_round: Callable[[int], None] | None = None,
 ) -> None:
-    """Relay until ``stop`` is set; sleeps ``poll_seconds`` only when the outbox is empty."""
+    """Relay until ``stop`` is set; sleeps ``poll_seconds`` only when the outbox is empty.
+
+    ``after_round(moved)`` runs after each successful round (metrics) and must not raise."""
     stop = stop or threading.Event()
     while not stop.is_set():
         try:
@@ -81,6 +87,8 @@ def run_relay(
             log.exception("relay round failed; rows stay unsent and are retried")
             stop.wait(max(poll_seconds, 1.0))
             continue
+        if after_round is not None:
+            after_round(moved)
         if not moved:
             stop.wait(poll_seconds)
 

@@ -88,6 +88,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from services.eval.report import print_report, write_report
     from services.eval.runner import run_cases
 
+    if args.compare_extractor_version:
+        return _compare_extractor_versions(args)
     cases = read_jsonl(args.cases)
     engine = open_engine()
     if args.snapshots:
@@ -100,6 +102,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.report:
         write_report(args.report, results, m)
     return 0 if m["passed"] == m["cases"] or not args.strict else 1
+
+
+def _compare_extractor_versions(args: argparse.Namespace) -> int:
+    """The cases once per rules extractor version, each run in its own namespace."""
+    from services.eval.judge import metrics
+    from services.eval.report import print_comparison, write_comparison
+    from services.eval.runner import run_cases
+
+    if args.snapshots:
+        raise CliError("--snapshots cannot be combined with --compare-extractor-version")
+    cases = read_jsonl(args.cases)
+    engine = open_engine()
+    runs = []
+    for version in args.compare_extractor_version:
+        results = run_cases(cases, engine=engine, extractor_version=version)
+        runs.append((version, results, metrics(results)))
+    print_comparison(console, runs)
+    if args.report:
+        write_comparison(args.report, runs)
+    every_case_passed = all(m["passed"] == m["cases"] for _, _, m in runs)
+    return 0 if every_case_passed or not args.strict else 1
 
 
 def cmd_drain(args: argparse.Namespace) -> int:
@@ -119,8 +142,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     stage = Stage(args.stage)
     open_engine()
     importlib.import_module(STAGE_TASK_MODULES[stage])
+    prepare_worker_process(args.pool)
     app.worker_main(
         [
+            *(["--quiet"] if get_settings().log_format == "json" else []),  # no banner
             "worker",
             "-Q",
             stage.value,
@@ -141,16 +166,38 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
+    from shared import metrics
     from shared.celery_app import app
     from shared.relay import celery_publisher, run_relay
 
     settings = get_settings()
     if settings.embedded:
         raise CliError("the relay needs MEMWARDEN_BROKER_URL; embedded mode drains in-process")
+    engine = open_engine()
+    sampler = None
+    if metrics.serve(settings.metrics_port):
+        sampler = metrics.RelaySampler(engine, metrics.redis_llen(settings.broker_url))
     run_relay(
-        open_engine(),
+        engine,
         celery_publisher(app),
         limit=settings.max_batch,
         poll_seconds=settings.relay_poll_seconds,
+        after_round=sampler,
     )
     return 0
+
+
+def prepare_worker_process(pool: str) -> None:
+    """Keep the logging ``main`` configured, time every task, serve metrics when a port is set."""
+    import logging
+
+    from shared import metrics
+    from shared.logging import take_over_celery_logging
+
+    take_over_celery_logging()
+    metrics.install_task_timing()
+    if metrics.serve(get_settings().metrics_port) and pool == "prefork":
+        logging.getLogger("memwarden.metrics").warning(
+            "prefork children keep their own metrics, which /metrics does not show; "
+            "run one --pool solo (or threads) worker per process and port"
+        )

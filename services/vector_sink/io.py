@@ -7,14 +7,23 @@ else is dropped.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Connection, Engine, and_, delete, select
 
+from shared import metrics
 from shared.config import get_settings
 from shared.db import get_engine, unit_of_work, utcnow
 from shared.embedding import default_embedder, memory_text, to_bytes
-from shared.schema import current_memories, vector_index
+from shared.models import MessageStatus
+from shared.schema import (
+    current_memories,
+    memory_evidence,
+    memory_versions,
+    messages,
+    vector_index,
+)
 
 
 def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:
@@ -68,8 +77,77 @@ def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dic
         counts["indexed"] = len(todo)
         counts["dropped"] = len([m for m in stale if m not in current])
         counts["unchanged"] = len(ids) - counts["indexed"] - counts["dropped"]
+        fresh = [
+            (r.memory_id, r.version) for r in todo if indexed.get(r.memory_id, (0,))[0] != r.version
+        ]
+        gone = [(m, indexed[m][0]) for m in stale if m not in current]
+        marks = _latency_marks(conn, fresh, gone) if fresh or gone else ([], [])
         uow.commit()
+    _observe(utcnow(), *marks)
     return counts
+
+
+def _latency_marks(
+    conn: Connection, fresh: list[tuple[str, int]], gone: list[tuple[str, int]]
+) -> tuple[list[tuple[datetime, bool]], list[tuple[datetime, str]]]:
+    """When the evidence of each newly indexed version arrived (and whether the gate
+    committed it alone), and when each dropped version's evidence was revoked."""
+    wanted = set(fresh) | set(gone)
+    rows = conn.execute(
+        select(
+            memory_evidence.c.memory_id,
+            memory_evidence.c.version,
+            memory_versions.c.auto,
+            messages.c.received_at,
+            messages.c.status,
+            messages.c.status_changed_at,
+        )
+        .join(
+            memory_versions,
+            and_(
+                memory_versions.c.memory_id == memory_evidence.c.memory_id,
+                memory_versions.c.version == memory_evidence.c.version,
+            ),
+        )
+        .join(
+            messages,
+            and_(
+                messages.c.tenant_id == memory_evidence.c.tenant_id,
+                messages.c.message_id == memory_evidence.c.message_id,
+                messages.c.revision == memory_evidence.c.revision,
+            ),
+        )
+        .where(memory_evidence.c.memory_id.in_({m for m, _ in wanted}))
+    ).all()
+    by_version: dict[tuple[str, int], list[Any]] = {}
+    for r in rows:
+        if (r.memory_id, r.version) in wanted:
+            by_version.setdefault((r.memory_id, r.version), []).append(r)
+    arrived = [
+        (min(r.received_at for r in found), bool(found[0].auto))
+        for found in (by_version.get(pair) for pair in fresh)
+        if found
+    ]
+    revoked = []
+    for pair in gone:
+        ended = [
+            r
+            for r in by_version.get(pair, [])
+            if r.status != MessageStatus.ACTIVE and r.status_changed_at is not None
+        ]
+        if ended:  # else it left for another reason (owner rejection, expiry)
+            last = max(ended, key=lambda r: r.status_changed_at)
+            revoked.append((last.status_changed_at, str(last.status)))
+    return arrived, revoked
+
+
+def _observe(
+    now: datetime, arrived: list[tuple[datetime, bool]], revoked: list[tuple[datetime, str]]
+) -> None:
+    for received_at, auto in arrived:
+        metrics.observe_turn_to_recallable((now - received_at).total_seconds(), auto=auto)
+    for changed_at, cause in revoked:
+        metrics.observe_revocation_drain((now - changed_at).total_seconds(), cause=cause)
 
 
 def memory_ids_of(envelopes: list[dict[str, Any]]) -> list[str]:

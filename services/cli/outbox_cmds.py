@@ -1,0 +1,80 @@
+"""``memwarden outbox …``: look at the outbox, and re-publish what a broker lost."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from typing import Any
+
+from services.cli.common import CliError, open_engine, print_json
+from shared.db import unit_of_work, utcnow
+from shared.models import Topic
+from shared.outbox import backlog, mark_unsent, oldest_unsent_at
+
+
+def add_outbox_commands(sub: Any) -> None:
+    """Register ``outbox status`` and ``outbox requeue`` on the top-level subparsers."""
+    outbox = sub.add_parser("outbox", help="outbox backlog; re-publish rows a broker lost")
+    actions = outbox.add_subparsers(dest="outbox_command", required=True)
+    p = actions.add_parser("status", help="unsent rows and the age of the oldest, as JSON")
+    p.set_defaults(handler=cmd_outbox_status)
+    p = actions.add_parser(
+        "requeue",
+        help="mark rows sent at or after --since unsent again; relays publish them anew",
+    )
+    p.add_argument(
+        "--since", required=True, type=_moment, help="ISO 8601 time (no offset means UTC)"
+    )
+    p.add_argument("--until", type=_moment, help="only rows sent before this time")
+    p.add_argument(
+        "--topic",
+        action="append",
+        choices=[str(t) for t in Topic],
+        help="only this topic (repeatable), e.g. proposal.submitted for the gate's queue",
+    )
+    p.add_argument("--dry-run", action="store_true", help="count, change nothing")
+    p.set_defaults(handler=cmd_outbox_requeue)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def cmd_outbox_status(args: argparse.Namespace) -> int:
+    with unit_of_work(open_engine()) as uow:
+        pending = backlog(uow.conn)
+        oldest = oldest_unsent_at(uow.conn)
+    age = None if oldest is None else round((utcnow() - oldest).total_seconds(), 3)
+    print_json(
+        {
+            "unsent": pending,
+            "oldest_unsent_at": oldest.isoformat() if oldest else None,
+            "oldest_unsent_age_seconds": age,
+        }
+    )
+    return 0
+
+
+def cmd_outbox_requeue(args: argparse.Namespace) -> int:
+    if args.until is not None and args.until <= args.since:
+        raise CliError("--until must be later than --since")
+    with unit_of_work(open_engine()) as uow:
+        # One UPDATE: rows become visible to relays all at once, oldest id first.
+        count = mark_unsent(uow.conn, args.since, args.until, args.topic)
+        if not args.dry_run:
+            uow.commit()
+    print_json(
+        {
+            "requeued": 0 if args.dry_run else count,
+            "matched": count,
+            "since": args.since.isoformat(),
+            "until": args.until.isoformat() if args.until else None,
+            "topics": args.topic or "all",
+            "dry_run": args.dry_run,
+        }
+    )
+    return 0

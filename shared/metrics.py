@@ -1,0 +1,206 @@
+"""Prometheus metrics of every stage (docs/operations.md says what each one means).
+
+The metrics live in prometheus_client's default registry of the process that observes
+them: decisions in gate workers, latencies in whichever worker ran the task, backlog and
+queue depth in relays. Each process serves its own ``/metrics`` on
+``MEMWARDEN_METRICS_PORT`` (``serve``), so a machine running several workers gives each its
+own port.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from sqlalchemy import Engine
+
+from shared.db import unit_of_work, utcnow
+from shared.outbox import backlog, oldest_unsent_at
+
+log = logging.getLogger("memwarden.metrics")
+
+# Relays poll every 0.2 s; counting the outbox that often would cost more than it tells.
+SAMPLE_SECONDS = 5.0
+# A task carries a batch of up to 200 keys: milliseconds idle, seconds under load.
+_TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# From a turn or a revocation to the index: sub-second when healthy, hours behind a backlog
+# or an owner who takes a day to confirm.
+_PIPELINE_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 86400)
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,59}")
+
+DECISIONS = Counter(
+    "memwarden_gate_decisions", "Gate decisions, one per decided proposal", ["decision"]
+)
+DECISION_REASONS = Counter(
+    "memwarden_gate_decision_reasons",
+    "Reasons given with gate decisions (a decision may carry several)",
+    ["decision", "reason"],
+)
+OUTBOX_BACKLOG = Gauge("memwarden_outbox_backlog", "Unsent outbox rows, sampled by the relay")
+OUTBOX_OLDEST_AGE = Gauge(
+    "memwarden_outbox_oldest_unsent_age_seconds",
+    "Age of the oldest unsent outbox row (0 when none), sampled by the relay",
+)
+QUEUE_DEPTH = Gauge(
+    "memwarden_queue_depth",
+    "Messages (batches) waiting in a stage's Redis list, sampled by the relay",
+    ["queue"],
+)
+RELAY_EVENTS = Counter("memwarden_relay_events", "Outbox rows this relay published")
+RELAY_LAST_ROUND = Gauge(
+    "memwarden_relay_last_round_timestamp_seconds",
+    "Unix time of this relay's last successful round (claimed, published, committed)",
+)
+TASK_DURATION = Histogram(
+    "memwarden_task_duration_seconds",
+    "Wall time of one stage task (one batch) in a worker",
+    ["task", "state"],
+    buckets=_TASK_BUCKETS,
+)
+TURN_TO_RECALLABLE = Histogram(
+    "memwarden_turn_to_recallable_seconds",
+    "From the evidence message's arrival to its memory version being indexed",
+    ["path"],
+    buckets=_PIPELINE_BUCKETS,
+)
+REVOCATION_DRAIN = Histogram(
+    "memwarden_revocation_drain_seconds",
+    "From a message's revocation or supersession to the vector row it supported being dropped",
+    ["cause"],
+    buckets=_PIPELINE_BUCKETS,
+)
+
+
+def record_decision(decision: str, reasons: Iterable[str]) -> None:
+    """Count one gate decision and each of its reasons (a closed vocabulary)."""
+    DECISIONS.labels(str(decision)).inc()
+    for reason in reasons:
+        # Reasons are code-made words; anything else is folded so label cardinality stays bounded.
+        label = reason if _REASON.fullmatch(reason) else "other"
+        DECISION_REASONS.labels(str(decision), label).inc()
+
+
+def observe_turn_to_recallable(seconds: float, *, auto: bool) -> None:
+    """``auto``: committed by the gate; otherwise it waited for an owner's approval."""
+    TURN_TO_RECALLABLE.labels("auto" if auto else "reviewed").observe(max(seconds, 0.0))
+
+
+def observe_revocation_drain(seconds: float, *, cause: str) -> None:
+    REVOCATION_DRAIN.labels(cause).observe(max(seconds, 0.0))
+
+
+_started: dict[str, float] = {}
+_started_lock = threading.Lock()
+
+
+def _task_prerun(task_id: str | None = None, **_: Any) -> None:
+    if task_id:
+        with _started_lock:
+            _started[task_id] = time.perf_counter()
+
+
+def _task_postrun(
+    task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any
+) -> None:
+    with _started_lock:
+        began = _started.pop(task_id or "", None)
+    if began is not None and task is not None:
+        TASK_DURATION.labels(task.name, state or "UNKNOWN").observe(time.perf_counter() - began)
+
+
+def install_task_timing() -> None:
+    """Time every task this process runs (Celery's ``task_prerun``/``task_postrun``).
+
+    Idempotent. In a prefork worker the signals fire in the child processes, whose metrics
+    the parent's ``/metrics`` cannot see: run ``--pool solo`` or ``threads`` per process.
+    """
+    from celery import signals
+
+    signals.task_prerun.connect(_task_prerun, weak=False, dispatch_uid="memwarden-prerun")
+    signals.task_postrun.connect(_task_postrun, weak=False, dispatch_uid="memwarden-postrun")
+
+
+def serve(port: int) -> WSGIServer | None:
+    """Serve ``/metrics`` on ``port`` in a daemon thread (None when ``port`` is 0: off)."""
+    if not port:
+        return None
+    server, _thread = start_http_server(port)
+    log.info("metrics on :%d/metrics", port)
+    return server
+
+
+def sample_outbox(engine: Engine) -> None:
+    """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
+    with unit_of_work(engine) as uow:
+        pending = backlog(uow.conn)
+        oldest = oldest_unsent_at(uow.conn)
+    OUTBOX_BACKLOG.set(pending)
+    OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
+
+
+def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
+    """Set one depth gauge per stage; ``llen`` returns the list lengths of the given keys.
+
+    Celery's Redis transport keeps a queue as a list named after it (the list KEDA reads);
+    messages a worker has taken but not acknowledged are not in it.
+    """
+    from shared.celery_app import Stage  # the Celery app is built on import; relays only
+
+    queues = [stage.value for stage in Stage]
+    for queue, depth in zip(queues, llen(queues), strict=True):
+        QUEUE_DEPTH.labels(queue).set(depth)
+
+
+def redis_llen(broker_url: str) -> Callable[[list[str]], list[int]] | None:
+    """A list-length reader for a Redis broker, or None for any other transport."""
+    if broker_url.split("://", 1)[0] not in ("redis", "rediss"):
+        return None
+    import redis
+
+    client = redis.Redis.from_url(broker_url, socket_timeout=5, socket_connect_timeout=5)
+
+    def llen(keys: list[str]) -> list[int]:
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            pipe.llen(key)
+        return [int(n) for n in pipe.execute()]
+
+    return llen
+
+
+class RelaySampler:
+    """Called by the relay after each successful round; samples gauges every few seconds."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        llen: Callable[[list[str]], list[int]] | None,
+        *,
+        every: float = SAMPLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.llen = llen
+        self.every = every
+        self.clock = clock
+        self._next = 0.0
+
+    def __call__(self, moved: int) -> None:
+        RELAY_EVENTS.inc(moved)
+        RELAY_LAST_ROUND.set_to_current_time()
+        now = self.clock()
+        if now < self._next:
+            return
+        self._next = now + self.every
+        try:
+            sample_outbox(self.engine)
+            if self.llen is not None:
+                sample_queue_depths(self.llen)
+        except Exception:  # a gauge must never stop the relay; the next sample retries
+            log.warning("metrics sample failed", exc_info=True)
