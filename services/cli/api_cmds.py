@@ -22,7 +22,13 @@ def cmd_api(args: argparse.Namespace) -> int:
         soft_wrap=True,
     )
     # No access log: a recall URL carries the query text, and logs never hold content.
+    # log_config=None: uvicorn's own lines go through memwarden's (JSON) handler.
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level=settings.log_level.lower(), access_log=False
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        log_config=None,
     )
     return 0
