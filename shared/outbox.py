@@ -14,6 +14,8 @@ from shared.db import dumps, utcnow
 from shared.models import Topic
 from shared.schema import outbox
 
+NOTIFY_CHANNEL = "memwarden_outbox"
+
 
 @dataclass(frozen=True, slots=True)
 class OutboxEvent:
@@ -58,6 +60,10 @@ def emit_many(conn: Connection, events: list[tuple[Topic, str, str, dict[str, An
             for topic, key, tenant, payload in events
         ],
     )
+    if conn.dialect.name == "postgresql":
+        # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
+        # instead of at their next poll. Polling stays the guarantee.
+        conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
 
 
 def claim_batch(conn: Connection, limit: int) -> list[OutboxEvent]:

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 
 from shared.celery_app import ROUTES
 from shared.db import unit_of_work
-from shared.outbox import OutboxEvent, claim_batch, mark_sent
+from shared.outbox import NOTIFY_CHANNEL, OutboxEvent, claim_batch, mark_sent
 
 log = logging.getLogger("memwarden.relay")
 
@@ -76,10 +76,12 @@ def run_relay(
     stop: threading.Event | None = None,
     after_round: Callable[[int], None] | None = None,
 ) -> None:
-    """Relay until ``stop`` is set; sleeps ``poll_seconds`` only when the outbox is empty.
+    """Relay until ``stop`` is set; when the outbox is empty it waits ``poll_seconds``, or less
+    on PostgreSQL, where a NOTIFY from a committing writer wakes it at once.
 
     ``after_round(moved)`` runs after each successful round (metrics) and must not raise."""
     stop = stop or threading.Event()
+    wait = _listener(engine, poll_seconds, stop)
     while not stop.is_set():
         try:
             moved = relay_once(engine, publish, limit)
@@ -90,7 +92,35 @@ def run_relay(
         if after_round is not None:
             after_round(moved)
         if not moved:
-            stop.wait(poll_seconds)
+            wait()
+
+
+def _listener(engine: Engine, poll_seconds: float, stop: threading.Event) -> Callable[[], None]:
+    """A wait function: LISTEN on PostgreSQL (falls back to sleeping if that fails)."""
+
+    def sleep() -> None:
+        stop.wait(poll_seconds)
+
+    if engine.dialect.name != "postgresql":
+        return sleep
+    try:
+        raw = engine.raw_connection()
+        conn = raw.driver_connection
+        conn.autocommit = True  # type: ignore[union-attr]
+        conn.execute(f"LISTEN {NOTIFY_CHANNEL}")  # type: ignore[union-attr]
+    except Exception:
+        log.warning("LISTEN unavailable; relying on polling every %.2fs", poll_seconds)
+        return sleep
+
+    def listen() -> None:
+        try:
+            for _ in conn.notifies(timeout=poll_seconds, stop_after=1):  # type: ignore[union-attr]
+                pass
+        except Exception:  # a dropped listener only costs latency; polling goes on
+            log.warning("LISTEN connection lost; polling")
+            sleep()
+
+    return listen
 
 
 def drain_in_process(
