@@ -332,3 +332,45 @@ approvals = Table(
     Column("created_at", Ts, nullable=False),
     Index(None, "tenant_id", "proposal_id"),
 )
+
+# Batch reprocessing (``memwarden replay``): one row per run, and per run and input file the
+# byte offset just past the last batch that was fully processed, so a rerun resumes there.
+replay_runs = Table(
+    "replay_runs",
+    metadata,
+    Column("run_id", String(100), primary_key=True),
+    Column("extractor", String(40), nullable=False),
+    Column("extractor_version", String(100), nullable=False),
+    Column("shadow", Boolean, nullable=False),
+    Column("started_at", Ts, nullable=False),
+    Column("finished_at", Ts),
+    Column("counters", Text, nullable=False, server_default=text("'{}'")),  # JSON tally
+)
+
+replay_checkpoints = Table(
+    "replay_checkpoints",
+    metadata,
+    Column("run_id", String(100), nullable=False),
+    Column("path", String(1000), nullable=False),
+    Column("byte_offset", BigInteger, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    PrimaryKeyConstraint("run_id", "path"),
+)
+
+# What the gate would have decided in a shadow replay; the decisions themselves were rolled
+# back. Never holds values: the same fields as a receipt, plus where the claim came from.
+shadow_decisions = Table(
+    "shadow_decisions",
+    metadata,
+    _id(),
+    Column("run_id", String(100), nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("payload_hash", String(64), nullable=False),
+    Column("decision", String(20), nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("normalized_key", Id, nullable=False),
+    Column("message_id", Id, nullable=False),
+    Column("decided_at", Ts, nullable=False),
+    UniqueConstraint("run_id", "tenant_id", "proposal_id"),
+)

@@ -96,12 +96,32 @@ class CaseResult:
 
 
 def metrics(results: list[CaseResult]) -> dict[str, Any]:
+    """SPEC §13 metrics over all cases, pass rates per category, and per language the pass
+    rate with the same metrics over that language's cases."""
+    per_category: dict[str, list[CaseResult]] = defaultdict(list)
+    per_lang: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in results:
+        per_category[r.category].append(r)
+        per_lang[r.lang].append(r)
+    return {
+        **_counts(results),
+        "per_category": {c: _pass_rate(rs) for c, rs in sorted(per_category.items())},
+        "per_lang": {
+            lang: {**_counts(rs), **_pass_rate(rs)} for lang, rs in sorted(per_lang.items())
+        },
+    }
+
+
+def _pass_rate(results: list[CaseResult]) -> dict[str, Any]:
+    passed = sum(r.passed for r in results)
+    return {"passed": passed, "cases": len(results), "rate": passed / len(results)}
+
+
+def _counts(results: list[CaseResult]) -> dict[str, Any]:
     auto_total = false_commits = 0
     commit_total = commit_met = 0
     decisions_total = decisions_right = 0
-    per_category: dict[str, list[bool]] = defaultdict(list)
     for r in results:
-        per_category[r.category].append(r.passed)
         for v in r.verdicts:
             if v.expectation.get("outcome") == "commit":
                 commit_total += 1
@@ -131,8 +151,4 @@ def metrics(results: list[CaseResult]) -> dict[str, Any]:
         "commit_expectations": commit_total,
         "decision_accuracy": decisions_right / decisions_total if decisions_total else 1.0,
         "decision_expectations": decisions_total,
-        "per_category": {
-            c: {"passed": sum(v), "cases": len(v), "rate": sum(v) / len(v)}
-            for c, v in sorted(per_category.items())
-        },
     }

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, String, cast, or_, select
 from services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
 from services.eval.judge import CaseResult, judge
 from services.eval.state import CaseState, read_state
-from services.extractor.io import reextract_messages
+from services.extractor.io import extractor_version_scope, reextract_messages
 from services.gate.io import decide_batch
 from services.gate.review import ReviewRefused, approve, reject
 from services.ingest.io import ingest_turns
@@ -85,11 +85,17 @@ class CaseRun:
 
 
 def run_cases(
-    cases: list[dict[str, Any]], *, engine: Engine, snapshots: TextIO | None = None
+    cases: list[dict[str, Any]],
+    *,
+    engine: Engine,
+    snapshots: TextIO | None = None,
+    extractor_version: str | None = None,
 ) -> list[CaseResult]:
+    """Run the cases in a fresh namespace; ``extractor_version`` runs the built-in extractor
+    under that version (None: its own)."""
     run_prefix = "run-" + uuid.uuid4().hex[:10]
     results = []
-    with captured_logs() as logs:
+    with captured_logs() as logs, extractor_version_scope(extractor_version):
         for case in cases:
             results.append(run_case(case, engine, run_prefix, logs, snapshots))
     return results

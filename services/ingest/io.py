@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 
 from shared.canonical import sha256_hex
 from shared.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
@@ -49,6 +49,17 @@ def ingest_turns(
 
     ``extract=False`` stores turns as evidence only (an external extractor will propose).
     """
+    with unit_of_work(engine or get_engine()) as uow:
+        result = ingest_many(uow.conn, turns, extract=extract, max_text_chars=max_text_chars)
+        uow.commit()
+    return result
+
+
+def ingest_many(
+    conn: Connection, turns: list[Turn], *, extract: bool = True, max_text_chars: int = 20_000
+) -> IngestResult:
+    """:func:`ingest_turns` inside the caller's transaction (replay stores a batch and decides
+    its proposals in one). Raises :class:`IngestRefused` before writing anything."""
     for turn in turns:
         if len(turn.text) > max_text_chars:
             raise IngestRefused(
@@ -57,68 +68,65 @@ def ingest_turns(
             )
     now = utcnow()
     stored = duplicates = 0
-    with unit_of_work(engine or get_engine()) as uow:
-        conn = uow.conn
-        rows, events, batch_seen = [], [], {}
-        for turn in turns:
-            text_sha = sha256_hex(turn.text)
-            fp = _fingerprint(
-                turn.tenant_id,
-                turn.subject_id,
-                turn.session_id,
-                turn.role.value,
-                turn.source.value,
-                turn.author,
-                text_sha,
-                as_utc(turn.created_at),
-            )
-            ident = (turn.tenant_id, turn.message_id)
-            existing = batch_seen.get(ident) or _existing_fingerprint(conn, *ident)
-            if existing is not None:
-                if existing != fp:
-                    raise IngestRefused(
-                        f"message {turn.message_id} already exists in tenant {turn.tenant_id} "
-                        "with different content; send a new revision to change it"
-                    )
-                duplicates += 1
-                continue
-            batch_seen[ident] = fp
-            rows.append(
-                {
-                    "tenant_id": turn.tenant_id,
-                    "message_id": turn.message_id,
-                    "revision": 1,
-                    "subject_id": turn.subject_id,
-                    "session_id": turn.session_id,
-                    "role": turn.role.value,
-                    "source": turn.source.value,
-                    "author_id": turn.author,
-                    "text": turn.text,
-                    "text_sha256": text_sha,
-                    "created_at": turn.created_at,
-                    "utc_offset_minutes": offset_minutes(turn.created_at),
-                    "received_at": now,
-                    "status": "active",
-                }
-            )
-            if extract:
-                events.append(
-                    (
-                        Topic.TURN_RECEIVED,
-                        f"{turn.tenant_id}:{turn.message_id}:1",
-                        turn.tenant_id,
-                        {
-                            "message_id": turn.message_id,
-                            "revision": 1,
-                            "subject_id": turn.subject_id,
-                        },
-                    )
+    rows, events, batch_seen = [], [], {}
+    for turn in turns:
+        text_sha = sha256_hex(turn.text)
+        fp = _fingerprint(
+            turn.tenant_id,
+            turn.subject_id,
+            turn.session_id,
+            turn.role.value,
+            turn.source.value,
+            turn.author,
+            text_sha,
+            as_utc(turn.created_at),
+        )
+        ident = (turn.tenant_id, turn.message_id)
+        existing = batch_seen.get(ident) or _existing_fingerprint(conn, *ident)
+        if existing is not None:
+            if existing != fp:
+                raise IngestRefused(
+                    f"message {turn.message_id} already exists in tenant {turn.tenant_id} "
+                    "with different content; send a new revision to change it"
                 )
-        if rows:
-            conn.execute(messages.insert(), rows)
-            emit_many(conn, events)
-            stored = len(rows)
-        uow.commit()
+            duplicates += 1
+            continue
+        batch_seen[ident] = fp
+        rows.append(
+            {
+                "tenant_id": turn.tenant_id,
+                "message_id": turn.message_id,
+                "revision": 1,
+                "subject_id": turn.subject_id,
+                "session_id": turn.session_id,
+                "role": turn.role.value,
+                "source": turn.source.value,
+                "author_id": turn.author,
+                "text": turn.text,
+                "text_sha256": text_sha,
+                "created_at": turn.created_at,
+                "utc_offset_minutes": offset_minutes(turn.created_at),
+                "received_at": now,
+                "status": "active",
+            }
+        )
+        if extract:
+            events.append(
+                (
+                    Topic.TURN_RECEIVED,
+                    f"{turn.tenant_id}:{turn.message_id}:1",
+                    turn.tenant_id,
+                    {
+                        "message_id": turn.message_id,
+                        "revision": 1,
+                        "subject_id": turn.subject_id,
+                    },
+                )
+            )
+    if rows:
+        conn.execute(messages.insert(), rows)
+        emit_many(conn, events)
+        stored = len(rows)
     return IngestResult(stored=stored, duplicates=duplicates)
 
 

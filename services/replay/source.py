@@ -1,0 +1,114 @@
+"""Replay input: JSONL files and folders, read as a stream of batches with byte offsets.
+
+A file is never read whole: lines are read one at a time and handed out in batches, each
+carrying the byte offset just past its last line (what a checkpoint stores), so memory stays
+bounded by the batch size whatever the file size. Reading files is all this module does; it
+never touches the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from shared.canonical import jcs, sha256_hex
+from shared.models import Turn
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Batch:
+    path: str
+    start: int  # byte offset of the batch's first line
+    end: int  # byte offset just past its last line: where the next batch starts
+    turns: list[Turn]
+    bad_lines: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files as given, folders as their ``*.jsonl`` files (recursively, sorted); each file once,
+    in the order named. A path that does not exist raises FileNotFoundError."""
+    out: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            out.update(dict.fromkeys(p.resolve() for p in sorted(path.rglob("*.jsonl"))))
+        elif path.is_file():
+            out[path.resolve()] = None
+        else:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+    return list(out)
+
+
+def run_id_for(
+    paths: list[Path], extractor: str, extractor_version: str, shadow: bool, tenant: str | None
+) -> str:
+    """The default run id: the same command over the same files resumes the same run."""
+    ident = {
+        "paths": [str(p) for p in paths],
+        "extractor": extractor,
+        "extractor_version": extractor_version,
+        "shadow": shadow,
+        "tenant": tenant,
+    }
+    return "replay-" + sha256_hex(jcs(ident))[:16]
+
+
+def parse_line(line: bytes, default_tenant: str | None) -> Turn | str:
+    """The turn on one line, or why it is not one. The reason names fields and error types
+    only: a line may hold a secret, and reasons end up in reports."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc.msg})"
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    if default_tenant and not row.get("tenant_id"):
+        row["tenant_id"] = default_tenant
+    try:
+        return Turn.model_validate(row)
+    except ValidationError as exc:
+        fields = sorted({".".join(map(str, e["loc"])) + ": " + e["type"] for e in exc.errors()})
+        return "invalid turn (" + "; ".join(fields) + ")"
+
+
+def read_batches(
+    path: Path, *, start: int, size: int, default_tenant: str | None = None
+) -> Iterator[Batch]:
+    """Batches of up to ``size`` lines from byte ``start`` (a line boundary) to the end.
+
+    Blank lines are skipped, bad lines are reported in their batch; a final batch of only
+    blank lines is still yielded so that the checkpoint reaches the end of the file.
+    """
+    name = str(path)
+    with path.open("rb") as handle:
+        handle.seek(start)
+        offset = batch_start = start
+        turns: list[Turn] = []
+        bad: list[dict[str, Any]] = []
+        for line in handle:
+            line_start, offset = offset, offset + len(line)
+            if line_start == 0:
+                line = line.removeprefix(BOM)
+            if line.strip():
+                parsed = parse_line(line, default_tenant)
+                if isinstance(parsed, Turn):
+                    turns.append(parsed)
+                else:
+                    bad.append({"path": name, "byte_offset": line_start, "error": parsed})
+            if len(turns) + len(bad) >= size:
+                yield Batch(name, batch_start, offset, turns, bad)
+                batch_start, turns, bad = offset, [], []
+        if offset > batch_start:
+            yield Batch(name, batch_start, offset, turns, bad)
