@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
+from sqlalchemy.dialects import postgresql, sqlite
 
-from shared.db import insert_ignore, utcnow
+from shared.db import utcnow
 from shared.schema import processed_events
 
 
@@ -22,23 +23,12 @@ def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> 
     keys = list(dict.fromkeys(event_keys))
     if not keys:
         return set()
-    seen = set(
-        conn.execute(
-            select(processed_events.c.event_key).where(
-                processed_events.c.consumer == consumer,
-                processed_events.c.event_key.in_(keys),
-            )
-        ).scalars()
-    )
-    fresh = [k for k in keys if k not in seen]
+    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     now = utcnow()
-    inserted: set[str] = set()
-    for key in fresh:
-        if insert_ignore(
-            conn,
-            processed_events,
-            {"consumer": consumer, "event_key": key, "processed_at": now},
-            ["consumer", "event_key"],
-        ):
-            inserted.add(key)
-    return inserted
+    stmt = (
+        dialect_insert(processed_events)
+        .values([{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys])
+        .on_conflict_do_nothing(index_elements=["consumer", "event_key"])
+        .returning(processed_events.c.event_key)
+    )
+    return set(conn.execute(stmt).scalars())

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, select
+from sqlalchemy import Connection, Engine, Row, select, tuple_
 
 from services.extractor.debounce import extract_debounced
 from services.extractor.rules import EXTRACTOR_VERSION, extract
@@ -105,14 +105,17 @@ def _proposal_events(rows: list[Row[Any]], registry: Registry) -> list[ProposalE
     return events
 
 
-def _message(conn: Connection, tenant_id: str, message_id: str, revision: int) -> Row[Any] | None:
-    return conn.execute(
-        select(messages).where(
-            messages.c.tenant_id == tenant_id,
-            messages.c.message_id == message_id,
-            messages.c.revision == revision,
+def _messages(conn: Connection, keys: list[tuple[str, str, int]]) -> list[Row[Any]]:
+    """The named message revisions, one query for the whole batch."""
+    if not keys:
+        return []
+    return list(
+        conn.execute(
+            select(messages).where(
+                tuple_(messages.c.tenant_id, messages.c.message_id, messages.c.revision).in_(keys)
+            )
         )
-    ).first()
+    )
 
 
 def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
@@ -125,15 +128,14 @@ def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = No
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         fresh = first_deliveries(conn, CONSUMER, [e["key"] for e in envelopes])
-        rows = []
-        for env in envelopes:
-            if env["key"] not in fresh:
-                continue
-            row = _message(
-                conn, env["tenant_id"], env["payload"]["message_id"], env["payload"]["revision"]
-            )
-            if row is not None:
-                rows.append(row)
+        rows = _messages(
+            conn,
+            [
+                (e["tenant_id"], e["payload"]["message_id"], e["payload"]["revision"])
+                for e in envelopes
+                if e["key"] in fresh
+            ],
+        )
         # one run per conversation, in the order it was said (services.extractor.debounce)
         events = _proposal_events(rows, registry)
         emit_many(conn, events)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, select, tuple_
 
 from shared.canonical import sha256_hex
 from shared.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
@@ -68,7 +68,8 @@ def ingest_many(
             )
     now = utcnow()
     stored = duplicates = 0
-    rows, events, batch_seen = [], [], {}
+    rows, events = [], []
+    batch_seen = _existing_fingerprints(conn, {(t.tenant_id, t.message_id) for t in turns})
     for turn in turns:
         text_sha = sha256_hex(turn.text)
         fp = _fingerprint(
@@ -82,7 +83,7 @@ def ingest_many(
             as_utc(turn.created_at),
         )
         ident = (turn.tenant_id, turn.message_id)
-        existing = batch_seen.get(ident) or _existing_fingerprint(conn, *ident)
+        existing = batch_seen.get(ident)
         if existing is not None:
             if existing != fp:
                 raise IngestRefused(
@@ -130,23 +131,28 @@ def ingest_many(
     return IngestResult(stored=stored, duplicates=duplicates)
 
 
-def _existing_fingerprint(conn, tenant_id: str, message_id: str) -> tuple[object, ...] | None:  # type: ignore[no-untyped-def]
-    row = conn.execute(
+def _existing_fingerprints(
+    conn: Connection, idents: set[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[object, ...]]:
+    """Fingerprints of the messages already stored, one query for the whole batch."""
+    if not idents:
+        return {}
+    rows = conn.execute(
         select(messages).where(
-            messages.c.tenant_id == tenant_id,
-            messages.c.message_id == message_id,
+            tuple_(messages.c.tenant_id, messages.c.message_id).in_(idents),
             messages.c.revision == 1,
         )
-    ).first()
-    if row is None:
-        return None
-    return _fingerprint(
-        row.tenant_id,
-        row.subject_id,
-        row.session_id,
-        row.role,
-        row.source,
-        row.author_id,
-        row.text_sha256,
-        as_utc(row.created_at),
     )
+    return {
+        (r.tenant_id, r.message_id): _fingerprint(
+            r.tenant_id,
+            r.subject_id,
+            r.session_id,
+            r.role,
+            r.source,
+            r.author_id,
+            r.text_sha256,
+            as_utc(r.created_at),
+        )
+        for r in rows
+    }
