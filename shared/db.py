@@ -4,7 +4,7 @@ IMMEDIATE."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event, select
+from sqlalchemy import Connection, Engine, Table, and_, create_engine, event, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
@@ -132,6 +132,17 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
         finally:
             if not uow.committed and conn.in_transaction():
                 conn.rollback()
+
+
+def pairs_in(a: Any, b: Any, pairs: Iterable[tuple[Any, Any]]) -> Any:
+    """A condition matching at least the given (a, b) pairs: ``a IN (...) AND b IN (...)``.
+
+    A superset: callers keep only the pairs they asked for. PostgreSQL cannot use an index
+    for a row-value ``(a, b) IN ((..), ..)`` list and compares every row against every
+    pair, which grows with the table; two scalar IN lists use the composite index.
+    """
+    pairs = list(pairs)
+    return and_(a.in_({x for x, _ in pairs}), b.in_({y for _, y in pairs}))
 
 
 def insert_ignore(

@@ -7,13 +7,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, select, tuple_
+from sqlalchemy import Connection, Engine, Row, select
 
 from services.extractor.debounce import extract_debounced
 from services.extractor.rules import EXTRACTOR_VERSION, extract
 from shared.canonical import proposal_id, proposal_identity
 from shared.config import get_settings
-from shared.db import get_engine, in_offset, unit_of_work
+from shared.db import get_engine, in_offset, pairs_in, unit_of_work
 from shared.inbox import first_deliveries
 from shared.models import MessageStatus, ProposalBody, Topic, Turn
 from shared.outbox import emit_many
@@ -109,13 +109,13 @@ def _messages(conn: Connection, keys: list[tuple[str, str, int]]) -> list[Row[An
     """The named message revisions, one query for the whole batch."""
     if not keys:
         return []
-    return list(
-        conn.execute(
-            select(messages).where(
-                tuple_(messages.c.tenant_id, messages.c.message_id, messages.c.revision).in_(keys)
-            )
+    wanted = set(keys)
+    rows = conn.execute(
+        select(messages).where(
+            pairs_in(messages.c.tenant_id, messages.c.message_id, {(t, m) for t, m, _ in keys})
         )
     )
+    return [r for r in rows if (r.tenant_id, r.message_id, r.revision) in wanted]
 
 
 def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:

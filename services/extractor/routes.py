@@ -206,7 +206,9 @@ def _choose_tiered(
         keep = [
             value
             for value, positions in found.items()
-            if any(stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions)
+            if any(
+                stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions
+            )
         ]
         if keep:
             return keep[0] if len(keep) == 1 else None
@@ -236,6 +238,7 @@ def package_manager(s: Sentence, spec: KeySpec) -> str | None:
 def language(s: Sentence, spec: KeySpec) -> str | None:
     if not re.search(EN_REPLY_CONTEXT + "|" + ZH_REPLY_CONTEXT, s.folded):
         return None
+
     def language_object(pos: int) -> bool:
         return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
 

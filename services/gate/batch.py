@@ -14,14 +14,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, delete, select, tuple_, update
+from sqlalchemy import Connection, bindparam, delete, select, update
 
 from services.gate.checks import Assessment, StoredMessage, assess
 from services.gate.commit import CompareAndSetFailed, receipt_body
 from services.gate.decide import CurrentFact, Verdict, decide
 from services.gate.records import GateContext, Verified, log_decision, proposal_row
 from shared.canonical import claim_text, normalized_content_hash
-from shared.db import dumps, in_offset, insert_ignore
+from shared.db import dumps, in_offset, insert_ignore, pairs_in
 from shared.models import Decision, MemoryStatus, Receipt, Topic
 from shared.outbox import emit_many
 from shared.schema import (
@@ -71,7 +71,7 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
         (r.tenant_id, r.proposal_id): r.payload_hash
         for r in conn.execute(
             select(proposals.c.tenant_id, proposals.c.proposal_id, proposals.c.payload_hash).where(
-                tuple_(proposals.c.tenant_id, proposals.c.proposal_id).in_(pids)
+                pairs_in(proposals.c.tenant_id, proposals.c.proposal_id, pids)
             )
         )
     }
@@ -82,14 +82,14 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             (r.tenant_id, r.proposal_id): r.body
             for r in conn.execute(
                 select(receipts).where(
-                    tuple_(receipts.c.tenant_id, receipts.c.proposal_id).in_(replays)
+                    pairs_in(receipts.c.tenant_id, receipts.c.proposal_id, replays)
                 )
             )
         }
     mids = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
     latest: dict[tuple[str, str], Any] = {}
     for r in conn.execute(
-        select(messages).where(tuple_(messages.c.tenant_id, messages.c.message_id).in_(mids))
+        select(messages).where(pairs_in(messages.c.tenant_id, messages.c.message_id, mids))
     ):
         key = (r.tenant_id, r.message_id)
         if key not in latest or r.revision > latest[key].revision:
@@ -114,7 +114,7 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
         (r.tenant_id, r.subject_id, r.content_hash)
         for r in conn.execute(
             select(suppressions).where(
-                tuple_(suppressions.c.tenant_id, suppressions.c.subject_id).in_(subjects)
+                pairs_in(suppressions.c.tenant_id, suppressions.c.subject_id, subjects)
             )
         )
     }
@@ -181,24 +181,36 @@ def _lock(
         # every batch uses, so two batches can wait for each other but never deadlock.
         stmt = stmt.with_for_update()
     locked = {r.memory_id: dict(r._mapping) for r in conn.execute(stmt)}
+    projected = conn.execute(
+        select(
+            current_memories.c.memory_id, current_memories.c.version, current_memories.c.value_json
+        ).where(current_memories.c.memory_id.in_(ids))
+    ).all()
+    # Two index lookups rather than a join: with a long IN list the planner would hash-join
+    # a sequential scan of all of history, which grows with every batch.
+    valid_from = {}
+    if projected:
+        valid_from = {
+            (r.memory_id, r.version): r.valid_from
+            for r in conn.execute(
+                select(
+                    memory_versions.c.memory_id,
+                    memory_versions.c.version,
+                    memory_versions.c.valid_from,
+                ).where(
+                    pairs_in(
+                        memory_versions.c.memory_id,
+                        memory_versions.c.version,
+                        [(r.memory_id, r.version) for r in projected],
+                    )
+                )
+            )
+        }
     current = {
-        r.memory_id: CurrentFact(r.version, json.loads(r.value_json), r.valid_from)
-        for r in conn.execute(
-            select(
-                current_memories.c.memory_id,
-                current_memories.c.version,
-                current_memories.c.value_json,
-                memory_versions.c.valid_from,
-            )
-            .join(
-                memory_versions,
-                and_(
-                    memory_versions.c.memory_id == current_memories.c.memory_id,
-                    memory_versions.c.version == current_memories.c.version,
-                ),
-            )
-            .where(current_memories.c.memory_id.in_(ids))
+        r.memory_id: CurrentFact(
+            r.version, json.loads(r.value_json), valid_from[(r.memory_id, r.version)]
         )
+        for r in projected
     }
     return seen, locked, current
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select, tuple_
+from sqlalchemy import Connection, Engine, select
 
 from shared.canonical import sha256_hex
-from shared.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
+from shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work, utcnow
 from shared.models import Topic, Turn
 from shared.outbox import emit_many
 from shared.schema import messages
@@ -139,7 +139,7 @@ def _existing_fingerprints(
         return {}
     rows = conn.execute(
         select(messages).where(
-            tuple_(messages.c.tenant_id, messages.c.message_id).in_(idents),
+            pairs_in(messages.c.tenant_id, messages.c.message_id, idents),
             messages.c.revision == 1,
         )
     )
