@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
-from shared.db import migrate
+from shared.db import engine_for, migrate
 
 PG_URL = os.environ.get("MEMWARDEN_BENCH_PG_URL",
                         "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres")
@@ -25,7 +25,7 @@ def scratch_database(keep: bool = False) -> Iterator[Engine]:
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    engine = create_engine(url, pool_size=20, max_overflow=20)
+    engine = engine_for(url)
     migrate(engine)
     try:
         yield engine

@@ -12,8 +12,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, and_, create_engine, event, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    and_,
+    any_,
+    bindparam,
+    create_engine,
+    event,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
 
 from shared.config import get_settings
@@ -82,7 +93,16 @@ def engine_for(url: str) -> Engine:
     """One engine per URL per process."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(
+        url,
+        pool_size=10,
+        max_overflow=20,
+        pool_pre_ping=True,
+        # psycopg prepares statements it sees often; PostgreSQL would then reuse a generic
+        # plan in which a list parameter is unknown (no hashing, no index on the list).
+        # Custom plans keep batch lookups proportional to the batch, not to the table.
+        connect_args={"options": "-c plan_cache_mode=force_custom_plan"},
+    )
 
 
 def get_engine() -> Engine:
@@ -134,15 +154,28 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
                 conn.rollback()
 
 
-def pairs_in(a: Any, b: Any, pairs: Iterable[tuple[Any, Any]]) -> Any:
+def in_list(conn: Connection, column: Any, values: Iterable[Any]) -> Any:
+    """``column IN values`` that stays fast on PostgreSQL for long lists.
+
+    SQLAlchemy sends ``IN (...)`` as one parameter per value, which PostgreSQL turns into a
+    non-constant array: no hashing, every row compared with every value. One array
+    parameter (``= ANY(%s)``) is a constant at execution, hashed and index-usable.
+    """
+    values = list(values)
+    if conn.dialect.name == "postgresql":
+        return column == any_(bindparam(None, values, type_=ARRAY(column.type)))
+    return column.in_(values)
+
+
+def pairs_in(conn: Connection, a: Any, b: Any, pairs: Iterable[tuple[Any, Any]]) -> Any:
     """A condition matching at least the given (a, b) pairs: ``a IN (...) AND b IN (...)``.
 
     A superset: callers keep only the pairs they asked for. PostgreSQL cannot use an index
     for a row-value ``(a, b) IN ((..), ..)`` list and compares every row against every
-    pair, which grows with the table; two scalar IN lists use the composite index.
+    pair, which grows with the table; two scalar lists use the indexes.
     """
     pairs = list(pairs)
-    return and_(a.in_({x for x, _ in pairs}), b.in_({y for _, y in pairs}))
+    return and_(in_list(conn, a, {x for x, _ in pairs}), in_list(conn, b, {y for _, y in pairs}))
 
 
 def insert_ignore(

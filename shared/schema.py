@@ -92,6 +92,9 @@ messages = Table(
     Column("status", String(20), nullable=False, server_default=text("'active'")),
     Column("status_changed_at", Ts),
     UniqueConstraint("tenant_id", "message_id", "revision", name="uq_messages_message_revision"),
+    # Batches look messages up by a list of ids; PostgreSQL would otherwise walk the whole
+    # tenant's range of the unique index and filter, which grows with history.
+    Index("ix_messages_message_id", "message_id"),
     Index(None, "tenant_id", "subject_id"),
 )
 
@@ -167,6 +170,7 @@ proposals = Table(
     Column("submitted_at", Ts, nullable=False),
     Column("decided_at", Ts, nullable=False),
     UniqueConstraint("tenant_id", "proposal_id"),
+    Index("ix_proposals_proposal_id", "proposal_id"),  # batch lookups, as for messages
     Index(None, "tenant_id", "state"),
     Index(None, "tenant_id", "message_id"),
     Index(None, "tenant_id", "subject_id"),

@@ -149,8 +149,11 @@ def _plausible(kind: str, value: str, bare: bool, cue: str) -> bool:
     if kind == NATIONAL_ID:
         return bool(_ID_VALUE.fullmatch(value)) and sum(c.isdigit() for c in value) >= 5
     if kind == GENERIC_KEY:
-        return len(value) >= (16 if bare else 12) and has_digit and has_alpha and bool(
-            _KEY_CHARS.fullmatch(value)
+        return (
+            len(value) >= (16 if bare else 12)
+            and has_digit
+            and has_alpha
+            and bool(_KEY_CHARS.fullmatch(value))
         )
     if bare:
         return len(value) >= 8 and has_digit and (has_alpha or not value.isalnum())
@@ -160,9 +163,7 @@ def _plausible(kind: str, value: str, bare: bool, cue: str) -> bool:
     return not (value.isalpha() and value.islower() and value.endswith(("ing", "ed", "ly")))
 
 
-def _forward_value(
-    text: str, pos: int, kind: str, bare: bool, cue: str
-) -> tuple[int, int] | None:
+def _forward_value(text: str, pos: int, kind: str, bare: bool, cue: str) -> tuple[int, int] | None:
     """The value after a cue and connector, if it reads as a literal secret."""
     taken = _take_value(text, pos)
     if taken is None:

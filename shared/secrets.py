@@ -119,8 +119,12 @@ _VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
     (_K.STRIPE_KEY, re.compile(r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0, True),
     *((_K.OPENAI_KEY, p, 0, True) for p in OpenAIDetector.denylist),
     # Needs a digit and a letter: "sk-" also starts hyphenated words and slugs.
-    (_K.OPENAI_KEY, re.compile(r"sk-(?=[\w-]{0,99}\d)(?=[\w-]{0,99}[A-Za-z])[\w-]{20,}", re.A),
-     0, True),
+    (
+        _K.OPENAI_KEY,
+        re.compile(r"sk-(?=[\w-]{0,99}\d)(?=[\w-]{0,99}[A-Za-z])[\w-]{20,}", re.A),
+        0,
+        True,
+    ),
     *((_K.NPM_TOKEN, p, 1, False) for p in NpmDetector.denylist),
     (_K.NPM_TOKEN, re.compile(r"npm_[A-Za-z0-9]{36}"), 0, True),
     *((_K.PYPI_TOKEN, p, 0, True) for p in PypiTokenDetector.denylist),
@@ -148,8 +152,15 @@ _ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?!
 
 # When spans collide, the more specific reading names the finding.
 _RANK = {
-    _K.HIGH_ENTROPY: 0, _K.GENERIC_API_KEY: 1, _K.PASSWORD: 1, _K.PIN: 1,
-    _K.NATIONAL_ID: 1, _K.PAYMENT_CARD: 2, _K.IBAN: 3, _K.CN_RESIDENT_ID: 3, _K.US_SSN: 3,
+    _K.HIGH_ENTROPY: 0,
+    _K.GENERIC_API_KEY: 1,
+    _K.PASSWORD: 1,
+    _K.PIN: 1,
+    _K.NATIONAL_ID: 1,
+    _K.PAYMENT_CARD: 2,
+    _K.IBAN: 3,
+    _K.CN_RESIDENT_ID: 3,
+    _K.US_SSN: 3,
 }
 
 

@@ -80,11 +80,7 @@ def pg_engine(pg_template: str) -> Iterator[Engine]:
     with admin() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
-    engine = create_engine(
-        make_url(PG_URL).set(database=name).render_as_string(hide_password=False),
-        pool_size=20,
-        max_overflow=20,
-    )
+    engine = engine_for(make_url(PG_URL).set(database=name).render_as_string(hide_password=False))
     yield engine
     engine.dispose()
     with admin() as conn:

@@ -112,7 +112,9 @@ def _messages(conn: Connection, keys: list[tuple[str, str, int]]) -> list[Row[An
     wanted = set(keys)
     rows = conn.execute(
         select(messages).where(
-            pairs_in(messages.c.tenant_id, messages.c.message_id, {(t, m) for t, m, _ in keys})
+            pairs_in(
+                conn, messages.c.tenant_id, messages.c.message_id, {(t, m) for t, m, _ in keys}
+            )
         )
     )
     return [r for r in rows if (r.tenant_id, r.message_id, r.revision) in wanted]

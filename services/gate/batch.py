@@ -21,7 +21,7 @@ from services.gate.commit import CompareAndSetFailed, receipt_body
 from services.gate.decide import CurrentFact, Verdict, decide
 from services.gate.records import GateContext, Verified, log_decision, proposal_row
 from shared.canonical import claim_text, normalized_content_hash
-from shared.db import dumps, in_offset, insert_ignore, pairs_in
+from shared.db import dumps, in_list, in_offset, insert_ignore, pairs_in
 from shared.models import Decision, MemoryStatus, Receipt, Topic
 from shared.outbox import emit_many
 from shared.schema import (
@@ -71,7 +71,7 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
         (r.tenant_id, r.proposal_id): r.payload_hash
         for r in conn.execute(
             select(proposals.c.tenant_id, proposals.c.proposal_id, proposals.c.payload_hash).where(
-                pairs_in(proposals.c.tenant_id, proposals.c.proposal_id, pids)
+                pairs_in(conn, proposals.c.tenant_id, proposals.c.proposal_id, pids)
             )
         )
     }
@@ -82,14 +82,14 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             (r.tenant_id, r.proposal_id): r.body
             for r in conn.execute(
                 select(receipts).where(
-                    pairs_in(receipts.c.tenant_id, receipts.c.proposal_id, replays)
+                    pairs_in(conn, receipts.c.tenant_id, receipts.c.proposal_id, replays)
                 )
             )
         }
     mids = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
     latest: dict[tuple[str, str], Any] = {}
     for r in conn.execute(
-        select(messages).where(pairs_in(messages.c.tenant_id, messages.c.message_id, mids))
+        select(messages).where(pairs_in(conn, messages.c.tenant_id, messages.c.message_id, mids))
     ):
         key = (r.tenant_id, r.message_id)
         if key not in latest or r.revision > latest[key].revision:
@@ -114,7 +114,7 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
         (r.tenant_id, r.subject_id, r.content_hash)
         for r in conn.execute(
             select(suppressions).where(
-                pairs_in(suppressions.c.tenant_id, suppressions.c.subject_id, subjects)
+                pairs_in(conn, suppressions.c.tenant_id, suppressions.c.subject_id, subjects)
             )
         )
     }
@@ -150,7 +150,7 @@ def _lock(
         r.memory_id: int(r.current_version)
         for r in conn.execute(
             select(fact_keys.c.memory_id, fact_keys.c.current_version).where(
-                fact_keys.c.memory_id.in_(ids)
+                in_list(conn, fact_keys.c.memory_id, ids)
             )
         )
     }
@@ -175,7 +175,11 @@ def _lock(
                 "claim_key",
             ],
         )
-    stmt = select(fact_keys).where(fact_keys.c.memory_id.in_(ids)).order_by(fact_keys.c.memory_id)
+    stmt = (
+        select(fact_keys)
+        .where(in_list(conn, fact_keys.c.memory_id, ids))
+        .order_by(fact_keys.c.memory_id)
+    )
     if conn.dialect.name == "postgresql":
         # Locks are taken in memory_id order (LockRows sits above the sort), the same order
         # every batch uses, so two batches can wait for each other but never deadlock.
@@ -184,7 +188,7 @@ def _lock(
     projected = conn.execute(
         select(
             current_memories.c.memory_id, current_memories.c.version, current_memories.c.value_json
-        ).where(current_memories.c.memory_id.in_(ids))
+        ).where(in_list(conn, current_memories.c.memory_id, ids))
     ).all()
     # Two index lookups rather than a join: with a long IN list the planner would hash-join
     # a sequential scan of all of history, which grows with every batch.
@@ -199,6 +203,7 @@ def _lock(
                     memory_versions.c.valid_from,
                 ).where(
                     pairs_in(
+                        conn,
                         memory_versions.c.memory_id,
                         memory_versions.c.version,
                         [(r.memory_id, r.version) for r in projected],
@@ -436,7 +441,9 @@ class _Writes:
             )
         if self.rows["projection"]:
             ids = [r["memory_id"] for r in self.rows["projection"]]
-            conn.execute(delete(current_memories).where(current_memories.c.memory_id.in_(ids)))
+            conn.execute(
+                delete(current_memories).where(in_list(conn, current_memories.c.memory_id, ids))
+            )
             conn.execute(current_memories.insert(), self.rows["projection"])
         emit_many(conn, self.events)
         if self.rows["proposals"]:

@@ -139,7 +139,7 @@ def _existing_fingerprints(
         return {}
     rows = conn.execute(
         select(messages).where(
-            pairs_in(messages.c.tenant_id, messages.c.message_id, idents),
+            pairs_in(conn, messages.c.tenant_id, messages.c.message_id, idents),
             messages.c.revision == 1,
         )
     )

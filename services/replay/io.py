@@ -38,7 +38,7 @@ from services.replay.source import Batch, read_batches
 from services.replay.tally import BatchFacts, Tally, report
 from shared.canonical import sha256_hex
 from shared.config import get_settings
-from shared.db import dumps, insert_ignore, unit_of_work, utcnow
+from shared.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
 from shared.models import MessageStatus, ProposalBody, Receipt, Turn
 from shared.registry import default_registry
 from shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
@@ -295,7 +295,7 @@ def _active_texts(conn: Connection, keys: list[tuple[str, str]]) -> dict[tuple[s
             rows = conn.execute(
                 select(messages.c.message_id, messages.c.text_sha256).where(
                     messages.c.tenant_id == tenant_id,
-                    messages.c.message_id.in_(ids[i : i + IN_CHUNK]),
+                    in_list(conn, messages.c.message_id, ids[i : i + IN_CHUNK]),
                     messages.c.status == MessageStatus.ACTIVE.value,
                 )
             )

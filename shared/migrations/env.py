@@ -24,15 +24,22 @@ def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | 
 def run() -> None:
     connection = config.attributes.get("connection")
     if connection is not None:
-        context.configure(connection=connection, target_metadata=metadata,
-                          render_as_batch=connection.dialect.name == "sqlite",
-                          render_item=render_item)
+        context.configure(
+            connection=connection,
+            target_metadata=metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+            render_item=render_item,
+        )
         with context.begin_transaction():
             context.run_migrations()
         return
     with get_engine().connect() as conn:
-        context.configure(connection=conn, target_metadata=metadata,
-                          render_as_batch=conn.dialect.name == "sqlite", render_item=render_item)
+        context.configure(
+            connection=conn,
+            target_metadata=metadata,
+            render_as_batch=conn.dialect.name == "sqlite",
+            render_item=render_item,
+        )
         with context.begin_transaction():
             context.run_migrations()
         conn.commit()
