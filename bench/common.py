@@ -13,8 +13,9 @@ from sqlalchemy.engine import make_url
 
 from shared.db import engine_for, migrate
 
-PG_URL = os.environ.get("MEMWARDEN_BENCH_PG_URL",
-                        "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres")
+PG_URL = os.environ.get(
+    "MEMWARDEN_BENCH_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
+)
 
 
 @contextmanager
@@ -39,10 +40,12 @@ def scratch_database(keep: bool = False) -> Iterator[Engine]:
 
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def summary_ms(samples_s: list[float]) -> str:
     ms = [s * 1000 for s in samples_s]
-    return (f"n={len(ms)} p50={percentile(ms, 50):.2f} ms p90={percentile(ms, 90):.2f} ms "
-            f"p99={percentile(ms, 99):.2f} ms mean={statistics.fmean(ms):.2f} ms")
+    return (
+        f"n={len(ms)} p50={percentile(ms, 50):.2f} ms p90={percentile(ms, 90):.2f} ms "
+        f"p99={percentile(ms, 99):.2f} ms mean={statistics.fmean(ms):.2f} ms"
+    )

@@ -15,28 +15,30 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import Engine  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 
-from bench.common import scratch_database  # noqa: E402
-from services.extractor.io import with_id  # noqa: E402
-from services.extractor.rules import extract  # noqa: E402
-from services.gate.io import decide_batch  # noqa: E402
-from services.ingest.io import ingest_turns  # noqa: E402
-from shared.models import Turn  # noqa: E402
-from shared.registry import default_registry  # noqa: E402
+from bench.common import scratch_database
+from services.extractor.io import with_id
+from services.extractor.rules import extract
+from services.gate.io import decide_batch
+from services.ingest.io import ingest_turns
+from shared.models import Turn
+from shared.registry import default_registry
 
 SENTENCES = [
-    "I prefer pnpm for all my projects.", "我更喜欢深色主题。", "My editor is Vim.",
+    "I prefer pnpm for all my projects.",
+    "我更喜欢深色主题。",
+    "My editor is Vim.",
     "Remember that I review pull requests only in the afternoon.",
-    "请记住，我每周二上午十点开周会。", "Always reply to me in English.",
+    "请记住，我每周二上午十点开周会。",
+    "Always reply to me in English.",
 ]
 RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
 
@@ -44,12 +46,21 @@ RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
 def make_proposals(engine: Engine, tag: str, n: int) -> list[dict]:
     """n committable proposals, each for its own subject (no fact-key contention)."""
     registry = default_registry()
-    turns = [Turn(tenant_id=f"bench-{tag}", subject_id=f"s{i}", session_id="s",
-                  message_id=f"m{i}", role="user", source="user_message",
-                  text=SENTENCES[i % len(SENTENCES)], created_at="2026-05-01T09:00:00Z")
-             for i in range(n)]
+    turns = [
+        Turn(
+            tenant_id=f"bench-{tag}",
+            subject_id=f"s{i}",
+            session_id="s",
+            message_id=f"m{i}",
+            role="user",
+            source="user_message",
+            text=SENTENCES[i % len(SENTENCES)],
+            created_at="2026-05-01T09:00:00Z",
+        )
+        for i in range(n)
+    ]
     for i in range(0, n, 1000):
-        ingest_turns(turns[i:i + 1000], engine=engine, extract=False)
+        ingest_turns(turns[i : i + 1000], engine=engine, extract=False)
     return [with_id(body) for turn in turns for body in extract(turn, registry)][:n]
 
 
@@ -72,7 +83,7 @@ def per_proposal(engine: Engine, proposals: list[dict], clients: int) -> float:
 def batched(engine: Engine, proposals: list[dict], batch: int) -> float:
     t0 = time.perf_counter()
     for i in range(0, len(proposals), batch):
-        decide_batch(proposals[i:i + batch], engine=engine)
+        decide_batch(proposals[i : i + batch], engine=engine)
     return len(proposals) / (time.perf_counter() - t0)
 
 
@@ -80,10 +91,32 @@ def pgbench(engine: Engine, clients: int, seconds: int) -> float:
     url = make_url(engine.url)
     env = {**os.environ, "PGPASSWORD": url.password or ""}
     done = subprocess.run(
-        ["pgbench", "-n", "-h", url.host or "127.0.0.1", "-p", str(url.port or 5432),
-         "-U", url.username or "postgres", "-c", str(clients), "-j", str(min(clients, 2)),
-         "-T", str(seconds), "-f", str(RAW_COMMIT_SQL), "-D", f"seed={clients}",
-         url.database or ""], env=env, capture_output=True, text=True, check=True)
+        [
+            "pgbench",
+            "-n",
+            "-h",
+            url.host or "127.0.0.1",
+            "-p",
+            str(url.port or 5432),
+            "-U",
+            url.username or "postgres",
+            "-c",
+            str(clients),
+            "-j",
+            str(min(clients, 2)),
+            "-T",
+            str(seconds),
+            "-f",
+            str(RAW_COMMIT_SQL),
+            "-D",
+            f"seed={clients}",
+            url.database or "",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     match = re.search(r"tps = ([\d.]+)", done.stdout)
     assert match, done.stdout + done.stderr
     return float(match.group(1))

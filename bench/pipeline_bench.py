@@ -20,19 +20,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import redis  # noqa: E402
-from sqlalchemy import Engine, func, select, text  # noqa: E402
+import redis
+from sqlalchemy import Engine, func, select, text
 
-from bench.common import percentile, scratch_database  # noqa: E402
-from services.ingest.io import ingest_turns  # noqa: E402
-from shared.models import Turn  # noqa: E402
-from shared.schema import vector_index  # noqa: E402
+from bench.common import percentile, scratch_database
+from services.ingest.io import ingest_turns
+from shared.models import Turn
+from shared.schema import vector_index
 
 BROKER = "redis://127.0.0.1:6379/14"
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
-TEXTS = ["I prefer pnpm for all my projects.", "我更喜欢深色主题。",
-         "Remember that I review pull requests only in the afternoon.",
-         "My colleague lives in Beijing.", "Use npm this time.", "我写代码一直用 Vim。"]
+TEXTS = [
+    "I prefer pnpm for all my projects.",
+    "我更喜欢深色主题。",
+    "Remember that I review pull requests only in the afternoon.",
+    "My colleague lives in Beijing.",
+    "Use npm this time.",
+    "我写代码一直用 Vim。",
+]
 COMMITTABLE = {0, 1, 2, 5}
 
 
@@ -40,10 +45,25 @@ def noop_rate(n: int) -> float:
     r = redis.Redis.from_url(BROKER)
     r.flushdb()
     env = {**os.environ, "MEMWARDEN_BROKER_URL": BROKER}
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "bench.noop_app", "worker",
-                               "--pool", "solo", "--loglevel", "WARNING", "--without-gossip",
-                               "--without-mingle", "--without-heartbeat"], env=env,
-                              cwd=Path(__file__).resolve().parent.parent)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "bench.noop_app",
+            "worker",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     try:
         from bench.noop_app import app
 
@@ -65,28 +85,53 @@ def noop_rate(n: int) -> float:
 
 def start_pipeline(url: str, log_dir: Path) -> list[subprocess.Popen[bytes]]:
     redis.Redis.from_url(BROKER).flushdb()
-    env = {**os.environ, "MEMWARDEN_DATABASE_URL": url, "MEMWARDEN_BROKER_URL": BROKER,
-           "MEMWARDEN_LOG_LEVEL": "WARNING", "MEMWARDEN_MAX_BATCH": "500"}
+    env = {
+        **os.environ,
+        "MEMWARDEN_DATABASE_URL": url,
+        "MEMWARDEN_BROKER_URL": BROKER,
+        "MEMWARDEN_LOG_LEVEL": "WARNING",
+        "MEMWARDEN_MAX_BATCH": "500",
+    }
     procs = []
     for args in [["worker", s] for s in STAGES] + [["relay"]]:
         log = (log_dir / f"{'-'.join(args)}.log").open("w")
-        procs.append(subprocess.Popen([sys.executable, "-m", "services.cli", *args], env=env,
-                                      stdout=log, stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "services.cli", *args],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
     time.sleep(4)  # workers connect to the broker
     return procs
 
 
 def turns(tag: str, start: int, n: int) -> list[Turn]:
-    return [Turn(tenant_id="bench", subject_id=f"{tag}-{i}", session_id="s",
-                 message_id=f"{tag}-{i}", role="user", source="user_message",
-                 text=TEXTS[i % len(TEXTS)], created_at="2026-05-01T09:00:00Z")
-            for i in range(start, start + n)]
+    return [
+        Turn(
+            tenant_id="bench",
+            subject_id=f"{tag}-{i}",
+            session_id="s",
+            message_id=f"{tag}-{i}",
+            role="user",
+            source="user_message",
+            text=TEXTS[i % len(TEXTS)],
+            created_at="2026-05-01T09:00:00Z",
+        )
+        for i in range(start, start + n)
+    ]
 
 
 def indexed(engine: Engine, prefix: str) -> int:
     with engine.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(vector_index).where(
-            vector_index.c.subject_id.like(f"{prefix}-%"))).scalar_one())
+        return int(
+            conn.execute(
+                select(func.count())
+                .select_from(vector_index)
+                .where(vector_index.c.subject_id.like(f"{prefix}-%"))
+            ).scalar_one()
+        )
 
 
 def expected(n: int) -> int:
@@ -103,11 +148,18 @@ def latency(engine: Engine, rate: int, seconds: int) -> list[float]:
             time.sleep(delay)
     wait_for(lambda: indexed(engine, "lat") >= expected(total))
     with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT EXTRACT(EPOCH FROM (v.indexed_at - m.received_at)) FROM vector_index v "
-            "JOIN memory_evidence e ON e.memory_id = v.memory_id AND e.version = v.version "
-            "JOIN messages m ON m.tenant_id = e.tenant_id AND m.message_id = e.message_id "
-            "WHERE v.subject_id LIKE 'lat-%'")).scalars().all()
+        rows = (
+            conn.execute(
+                text(
+                    "SELECT EXTRACT(EPOCH FROM (v.indexed_at - m.received_at)) FROM vector_index v "
+                    "JOIN memory_evidence e ON e.memory_id = v.memory_id AND e.version = v.version "
+                    "JOIN messages m ON m.tenant_id = e.tenant_id AND m.message_id = e.message_id "
+                    "WHERE v.subject_id LIKE 'lat-%'"
+                )
+            )
+            .scalars()
+            .all()
+        )
     return [float(r) for r in rows]
 
 
@@ -151,12 +203,16 @@ def main() -> None:
         try:
             samples = latency(engine, args.rate, args.seconds)
             ms = [s * 1000 for s in samples]
-            print(f"turn -> recallable at {args.rate} turns/s for {args.seconds} s: "
-                  f"n={len(ms)} p50={percentile(ms, 50):.0f} ms p90={percentile(ms, 90):.0f} ms "
-                  f"p99={percentile(ms, 99):.0f} ms")
+            print(
+                f"turn -> recallable at {args.rate} turns/s for {args.seconds} s: "
+                f"n={len(ms)} p50={percentile(ms, 50):.0f} ms p90={percentile(ms, 90):.0f} ms "
+                f"p99={percentile(ms, 99):.0f} ms"
+            )
             rate = throughput(engine, args.turns)
-            print(f"sustained: {args.turns} turns ({expected(args.turns)} committable) at "
-                  f"{rate:.0f} turns/s = {rate / noop:.2f}x the no-op task rate")
+            print(
+                f"sustained: {args.turns} turns ({expected(args.turns)} committable) at "
+                f"{rate:.0f} turns/s = {rate / noop:.2f}x the no-op task rate"
+            )
             for proc, name in zip(procs, [*STAGES, "relay"], strict=True):
                 print(f"peak memory {name}: {peak_memory_mb(proc.pid):.0f} MB")
         finally:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import scratch_database, summary_ms  # noqa: E402
-from services.recall.query import recall  # noqa: E402
-from shared.canonical import sha256_hex  # noqa: E402
-from shared.db import dumps  # noqa: E402
-from shared.embedding import default_embedder, memory_text, to_bytes  # noqa: E402
-from shared.schema import (  # noqa: E402
+from bench.common import scratch_database, summary_ms
+from services.recall.query import recall
+from shared.canonical import sha256_hex
+from shared.db import dumps
+from shared.embedding import default_embedder, memory_text, to_bytes
+from shared.schema import (
     current_memories,
     fact_keys,
     memory_evidence,
@@ -32,9 +32,41 @@ from shared.schema import (  # noqa: E402
     vector_index,
 )
 
-WORDS = ("pnpm yarn vim emacs dark light deploy tuesday afternoon review python rust "
-         "postgres redis kafka terraform berlin tokyo concise detailed markdown tests ci "
-         "日志 部署 周二 下午 简洁 深色 编辑器 结论 值班 支付").split()
+WORDS = [
+    "pnpm",
+    "yarn",
+    "vim",
+    "emacs",
+    "dark",
+    "light",
+    "deploy",
+    "tuesday",
+    "afternoon",
+    "review",
+    "python",
+    "rust",
+    "postgres",
+    "redis",
+    "kafka",
+    "terraform",
+    "berlin",
+    "tokyo",
+    "concise",
+    "detailed",
+    "markdown",
+    "tests",
+    "ci",
+    "日志",
+    "部署",
+    "周二",
+    "下午",
+    "简洁",
+    "深色",
+    "编辑器",
+    "结论",
+    "值班",
+    "支付",
+]
 KEYS = ["preference.note", "decision.note", "preference.communication_style"]
 
 
@@ -45,9 +77,14 @@ def load(engine, subjects: int, per_subject: int, rng: random.Random) -> None:  
 
     def flush() -> None:
         with engine.begin() as conn:
-            for table, key in ((messages, "m"), (fact_keys, "f"), (memory_versions, "v"),
-                               (memory_evidence, "e"),
-                               (current_memories, "c"), (vector_index, "x")):
+            for table, key in (
+                (messages, "m"),
+                (fact_keys, "f"),
+                (memory_versions, "v"),
+                (memory_evidence, "e"),
+                (current_memories, "c"),
+                (vector_index, "x"),
+            ):
                 if batch[key]:
                     conn.execute(table.insert(), batch[key])
                     batch[key].clear()
@@ -60,29 +97,84 @@ def load(engine, subjects: int, per_subject: int, rng: random.Random) -> None:  
             value = " ".join(rng.sample(WORDS, 5))
             text = f"Remember that {value}."
             message_id = f"m-{s}-{i}"
-            batch["m"].append({"tenant_id": "bench", "message_id": message_id, "revision": 1,
-                               "subject_id": subject, "session_id": "s", "role": "user",
-                               "source": "user_message", "author_id": subject, "text": text,
-                               "text_sha256": sha256_hex(text), "created_at": now,
-                               "received_at": now, "status": "active"})
-            common = {"memory_id": memory_id, "version": 1, "tenant_id": "bench",
-                      "subject_id": subject, "scope_kind": "user", "scope_key": subject,
-                      "kind": key.split(".")[0], "normalized_key": key, "claim_key": memory_id,
-                      "value_json": dumps(value)}
-            batch["f"].append({k: common[k] for k in (
-                "tenant_id", "subject_id", "scope_kind", "scope_key", "kind", "normalized_key",
-                "claim_key", "memory_id")} | {"current_version": 1, "updated_at": now})
-            batch["v"].append({**common, "status": "committed", "proposal_id": "0" * 64,
-                               "auto": True, "derived_from": "[]", "valid_from": now,
-                               "recorded_at": now})
-            batch["e"].append({"memory_id": memory_id, "version": 1, "tenant_id": "bench",
-                               "message_id": message_id, "revision": 1})
+            batch["m"].append(
+                {
+                    "tenant_id": "bench",
+                    "message_id": message_id,
+                    "revision": 1,
+                    "subject_id": subject,
+                    "session_id": "s",
+                    "role": "user",
+                    "source": "user_message",
+                    "author_id": subject,
+                    "text": text,
+                    "text_sha256": sha256_hex(text),
+                    "created_at": now,
+                    "received_at": now,
+                    "status": "active",
+                }
+            )
+            common = {
+                "memory_id": memory_id,
+                "version": 1,
+                "tenant_id": "bench",
+                "subject_id": subject,
+                "scope_kind": "user",
+                "scope_key": subject,
+                "kind": key.split(".")[0],
+                "normalized_key": key,
+                "claim_key": memory_id,
+                "value_json": dumps(value),
+            }
+            batch["f"].append(
+                {
+                    k: common[k]
+                    for k in (
+                        "tenant_id",
+                        "subject_id",
+                        "scope_kind",
+                        "scope_key",
+                        "kind",
+                        "normalized_key",
+                        "claim_key",
+                        "memory_id",
+                    )
+                }
+                | {"current_version": 1, "updated_at": now}
+            )
+            batch["v"].append(
+                {
+                    **common,
+                    "status": "committed",
+                    "proposal_id": "0" * 64,
+                    "auto": True,
+                    "derived_from": "[]",
+                    "valid_from": now,
+                    "recorded_at": now,
+                }
+            )
+            batch["e"].append(
+                {
+                    "memory_id": memory_id,
+                    "version": 1,
+                    "tenant_id": "bench",
+                    "message_id": message_id,
+                    "revision": 1,
+                }
+            )
             c = {k: v for k, v in common.items() if k != "claim_key"}
             batch["c"].append({**c, "claim_key": memory_id, "updated_at": now})
-            batch["x"].append({"memory_id": memory_id, "version": 1, "tenant_id": "bench",
-                               "subject_id": subject, "embedder": embedder.name,
-                               "embedding": to_bytes(embedder.embed_one(
-                                   memory_text(key, dumps(value)))), "indexed_at": now})
+            batch["x"].append(
+                {
+                    "memory_id": memory_id,
+                    "version": 1,
+                    "tenant_id": "bench",
+                    "subject_id": subject,
+                    "embedder": embedder.name,
+                    "embedding": to_bytes(embedder.embed_one(memory_text(key, dumps(value)))),
+                    "indexed_at": now,
+                }
+            )
         if len(batch["m"]) >= 5000:
             flush()
     flush()
@@ -101,8 +193,10 @@ def main() -> None:
         started = time.perf_counter()
         load(engine, args.subjects, args.per_subject, rng)
         total = args.subjects * args.per_subject
-        print(f"loaded {total} committed memories for {args.subjects} subjects "
-              f"in {time.perf_counter() - started:.1f} s")
+        print(
+            f"loaded {total} committed memories for {args.subjects} subjects "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
         for label, with_query in (("top 10 with a query", True), ("top 10, no query", False)):
             samples = []
             for _ in range(args.calls):

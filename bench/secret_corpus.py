@@ -32,8 +32,18 @@ from shared.secrets import find_secrets
 SEED = 20240615
 ALNUM = string.ascii_letters + string.digits
 STRUCTURED = (
-    "github_token", "gitlab_token", "slack_token", "stripe_key", "openai_key", "npm_token",
-    "aws_access_key", "aws_secret_key", "jwt", "private_key", "iban", "cn_resident_id",
+    "github_token",
+    "gitlab_token",
+    "slack_token",
+    "stripe_key",
+    "openai_key",
+    "npm_token",
+    "aws_access_key",
+    "aws_secret_key",
+    "jwt",
+    "private_key",
+    "iban",
+    "cn_resident_id",
 )
 NATURAL = ("password", "pin", "generic_api_key")
 
@@ -54,8 +64,10 @@ def _mixed(r: random.Random, n: int) -> str:
     """A random token that has upper, lower and digits, as real keys do."""
     while True:
         tok = _s(r, n)
-        if any(c.isupper() for c in tok) and any(c.islower() for c in tok) and any(
-            c.isdigit() for c in tok
+        if (
+            any(c.isupper() for c in tok)
+            and any(c.islower() for c in tok)
+            and any(c.isdigit() for c in tok)
         ):
             return tok
 
@@ -70,21 +82,44 @@ def _luhn_complete(partial: str) -> str:
 
 def _card(r: random.Random) -> str:
     prefix, length = r.choice(
-        [("4", 16), ("4", 13), ("51", 16), ("55", 16), ("2221", 16), ("34", 15), ("37", 15),
-         ("6011", 16), ("62", 16), ("62", 19), ("3528", 16)]
+        [
+            ("4", 16),
+            ("4", 13),
+            ("51", 16),
+            ("55", 16),
+            ("2221", 16),
+            ("34", 15),
+            ("37", 15),
+            ("6011", 16),
+            ("62", 16),
+            ("62", 19),
+            ("3528", 16),
+        ]
     )
     number = _luhn_complete(prefix + _s(r, length - len(prefix) - 1, string.digits))
     style = r.choice(["space", "dash", "none"])
     if style == "none" or length not in (15, 16):
         return number
-    groups = [number[:4], number[4:10], number[10:]] if length == 15 else [
-        number[i : i + 4] for i in range(0, 16, 4)
-    ]
+    groups = (
+        [number[:4], number[4:10], number[10:]]
+        if length == 15
+        else [number[i : i + 4] for i in range(0, 16, 4)]
+    )
     return (" " if style == "space" else "-").join(groups)
 
 
-_IBAN_BBAN = {"DE": "n18", "GB": "a4n14", "FR": "n10c11n2", "NL": "a4n10", "ES": "n20",
-              "IT": "a1n10c12", "CH": "n5c12", "BE": "n12", "PL": "n24", "AT": "n16"}
+_IBAN_BBAN = {
+    "DE": "n18",
+    "GB": "a4n14",
+    "FR": "n10c11n2",
+    "NL": "a4n10",
+    "ES": "n20",
+    "IT": "a1n10c12",
+    "CH": "n5c12",
+    "BE": "n12",
+    "PL": "n24",
+    "AT": "n16",
+}
 
 
 def _iban(r: random.Random) -> str:
@@ -131,12 +166,16 @@ def _pem(r: random.Random) -> str:
 
 TOKENS: dict[str, Callable[[random.Random], str]] = {
     "github_token": lambda r: r.choice(
-        [f"{r.choice(['ghp', 'gho', 'ghu', 'ghs', 'ghr'])}_{_mixed(r, 36)}",
-         f"github_pat_{_mixed(r, 22)}_{_mixed(r, 59)}"]
+        [
+            f"{r.choice(['ghp', 'gho', 'ghu', 'ghs', 'ghr'])}_{_mixed(r, 36)}",
+            f"github_pat_{_mixed(r, 22)}_{_mixed(r, 59)}",
+        ]
     ),
     "gitlab_token": lambda r: f"glpat-{_mixed(r, 20)}",
-    "slack_token": lambda r: f"xox{r.choice('bpars')}-{_s(r, 11, string.digits)}-"
-    f"{_s(r, 12, string.digits)}-{_mixed(r, 24)}",
+    "slack_token": lambda r: (
+        f"xox{r.choice('bpars')}-{_s(r, 11, string.digits)}-"
+        f"{_s(r, 12, string.digits)}-{_mixed(r, 24)}"
+    ),
     "stripe_key": lambda r: f"{r.choice(['sk_live', 'rk_live', 'sk_test'])}_{_mixed(r, 24)}",
     "openai_key": lambda r: r.choice(["sk-", "sk-proj-"]) + _mixed(r, 48),
     "npm_token": lambda r: f"npm_{_mixed(r, 36)}",
@@ -149,58 +188,149 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
 }
 
 TOKEN_TEMPLATES = [
-    "Remember my {label}: {v}", "here is the {label} {v} thanks", "{v}", "use {v} for the deploy",
-    "My {label} is {v}.", "请记住我的 {label}：{v}", "这是测试环境的 {label} {v}，别外传。",
-    "帮我保存一下 {v}", "{label} 是 {v}", "记住 {v} 这个 {label}", "`{v}`", "({v})",
+    "Remember my {label}: {v}",
+    "here is the {label} {v} thanks",
+    "{v}",
+    "use {v} for the deploy",
+    "My {label} is {v}.",
+    "请记住我的 {label}：{v}",
+    "这是测试环境的 {label} {v}，别外传。",
+    "帮我保存一下 {v}",
+    "{label} 是 {v}",
+    "记住 {v} 这个 {label}",
+    "`{v}`",
+    "({v})",
     "{label}:{v}",
 ]
 LABELS = {
-    "github_token": "GitHub token", "gitlab_token": "GitLab token",
+    "github_token": "GitHub token",
+    "gitlab_token": "GitLab token",
     "slack_token": "Slack bot token",
-    "stripe_key": "Stripe key", "openai_key": "OpenAI key", "npm_token": "npm token",
-    "aws_access_key": "AWS key id", "jwt": "session JWT", "private_key": "deploy key",
-    "payment_card": "card number", "iban": "IBAN", "cn_resident_id": "身份证号",
+    "stripe_key": "Stripe key",
+    "openai_key": "OpenAI key",
+    "npm_token": "npm token",
+    "aws_access_key": "AWS key id",
+    "jwt": "session JWT",
+    "private_key": "deploy key",
+    "payment_card": "card number",
+    "iban": "IBAN",
+    "cn_resident_id": "身份证号",
 }
 AWS_SECRET_TEMPLATES = [
-    "aws_secret_access_key = {v}", "my AWS secret key is {v}", "AWS secret: {v}",
-    "AWS 的 secret key 是 {v}", "export AWS_SECRET_ACCESS_KEY={v}",
+    "aws_secret_access_key = {v}",
+    "my AWS secret key is {v}",
+    "AWS secret: {v}",
+    "AWS 的 secret key 是 {v}",
+    "export AWS_SECRET_ACCESS_KEY={v}",
 ]
 
 PASSWORD_TEMPLATES = [
-    "my password is {v}", "My password is {v}.", "password: {v}", "Password: {v}", "pw={v}",
-    "pwd: {v}", "the db password is {v}", "the wifi password is {v}",
-    "our staging database password is {v}", "the password for the prod db is {v}",
-    "login: admin / password: {v}", "set my password to {v}", "I changed my password to {v}",
-    "{v} is my password", "my new password is \"{v}\"", "remember my email password: {v}",
-    "the root passwd is {v}", "My laptop password's {v}", "password = '{v}'",
-    "the admin password was changed to {v}", "The VPN password for alice is {v}",
-    "我的密码是{v}", "我的密码是 {v}", "密码：{v}", "数据库密码是 {v}。", "记住我的邮箱密码是 {v}",
-    "WiFi 密码是 {v}", "登录密码为 {v}", "口令是 {v}", "我把密码改成了 {v}",
-    "服务器 root 密码：{v}", "密码设置为 {v}，别忘了", "{v} 是我的密码", "帮我记一下，密码是“{v}”",
+    "my password is {v}",
+    "My password is {v}.",
+    "password: {v}",
+    "Password: {v}",
+    "pw={v}",
+    "pwd: {v}",
+    "the db password is {v}",
+    "the wifi password is {v}",
+    "our staging database password is {v}",
+    "the password for the prod db is {v}",
+    "login: admin / password: {v}",
+    "set my password to {v}",
+    "I changed my password to {v}",
+    "{v} is my password",
+    'my new password is "{v}"',
+    "remember my email password: {v}",
+    "the root passwd is {v}",
+    "My laptop password's {v}",
+    "password = '{v}'",
+    "the admin password was changed to {v}",
+    "The VPN password for alice is {v}",
+    "我的密码是{v}",
+    "我的密码是 {v}",
+    "密码：{v}",
+    "数据库密码是 {v}。",
+    "记住我的邮箱密码是 {v}",
+    "WiFi 密码是 {v}",
+    "登录密码为 {v}",
+    "口令是 {v}",
+    "我把密码改成了 {v}",
+    "服务器 root 密码：{v}",
+    "密码设置为 {v}，别忘了",
+    "{v} 是我的密码",
+    "帮我记一下，密码是“{v}”",
     "路由器的管理密码是{v}。",
-    "my gmail password is {v}", "Password for wifi: {v}", "the password to my laptop is {v}",
-    "here's my password: {v}", "user: admin, pass: {v}", "the passphrase is {v}",
-    "I use {v} as my password everywhere", "my password is still {v}",
-    "My Netflix password = {v}", "DB_PASSWORD={v}", "MYSQL_ROOT_PASSWORD: {v}",
-    "my password is {v} btw", "我的QQ密码是{v}", "密码就是{v}", "我的密码：{v}", "密码是：{v}",
-    "帐号 admin 密码 {v}", "我的密码一直是 {v}", "新密码设成 {v}", "密码我设的是 {v}",
-    "WiFi的密码是{v}", "用户名是 admin，密码也是 {v}",
+    "my gmail password is {v}",
+    "Password for wifi: {v}",
+    "the password to my laptop is {v}",
+    "here's my password: {v}",
+    "user: admin, pass: {v}",
+    "the passphrase is {v}",
+    "I use {v} as my password everywhere",
+    "my password is still {v}",
+    "My Netflix password = {v}",
+    "DB_PASSWORD={v}",
+    "MYSQL_ROOT_PASSWORD: {v}",
+    "my password is {v} btw",
+    "我的QQ密码是{v}",
+    "密码就是{v}",
+    "我的密码：{v}",
+    "密码是：{v}",
+    "帐号 admin 密码 {v}",
+    "我的密码一直是 {v}",
+    "新密码设成 {v}",
+    "密码我设的是 {v}",
+    "WiFi的密码是{v}",
+    "用户名是 admin，密码也是 {v}",
 ]
 PIN_TEMPLATES = [
-    "my PIN is {d4}", "PIN: {d4}", "the card PIN is {d4}", "my bank pin code is {d6}",
-    "CVV {d3}", "the CVV is {d3}", "OTP: {d6}", "the verification code is {d6}",
-    "my 2FA code is {d6}", "我的银行卡密码是 {d6}", "支付密码：{d6}", "验证码是 {d6}",
-    "验证码：{d6}", "取款密码是{d6}", "PIN码是 {d4}", "我的支付密码是{d6}，记住",
-    "my ATM pin is {d4}", "the PIN for my card is {d4}", "PIN number: {d4}",
-    "the passcode to my phone is {d6}", "Your verification code is {d6}", "短信验证码 {d6}",
-    "动态码为{d6}", "支付宝支付密码是{d6}", "exp 12/27 cvv {d3}", "银行卡密码 {d6}",
+    "my PIN is {d4}",
+    "PIN: {d4}",
+    "the card PIN is {d4}",
+    "my bank pin code is {d6}",
+    "CVV {d3}",
+    "the CVV is {d3}",
+    "OTP: {d6}",
+    "the verification code is {d6}",
+    "my 2FA code is {d6}",
+    "我的银行卡密码是 {d6}",
+    "支付密码：{d6}",
+    "验证码是 {d6}",
+    "验证码：{d6}",
+    "取款密码是{d6}",
+    "PIN码是 {d4}",
+    "我的支付密码是{d6}，记住",
+    "my ATM pin is {d4}",
+    "the PIN for my card is {d4}",
+    "PIN number: {d4}",
+    "the passcode to my phone is {d6}",
+    "Your verification code is {d6}",
+    "短信验证码 {d6}",
+    "动态码为{d6}",
+    "支付宝支付密码是{d6}",
+    "exp 12/27 cvv {d3}",
+    "银行卡密码 {d6}",
 ]
 KEY_TEMPLATES = [
-    "my API key is {v}", "api_key={v}", "the access token is {v}", "client secret: {v}",
-    "API key 是 {v}", "我的 API 密钥是 {v}", "访问令牌：{v}", "secret key = {v}", "token: {v}",
-    "The webhook secret is {v}.", "Authorization: Bearer {v}", "x-api-key: {v}",
-    "the secret for the webhook is {v}", "here's the token {v}", "令牌是 {v}", "密钥：{v}",
-    "app secret 是 {v}", "OPENAI_API_KEY={v}", "GITHUB_TOKEN={v}",
+    "my API key is {v}",
+    "api_key={v}",
+    "the access token is {v}",
+    "client secret: {v}",
+    "API key 是 {v}",
+    "我的 API 密钥是 {v}",
+    "访问令牌：{v}",
+    "secret key = {v}",
+    "token: {v}",
+    "The webhook secret is {v}.",
+    "Authorization: Bearer {v}",
+    "x-api-key: {v}",
+    "the secret for the webhook is {v}",
+    "here's the token {v}",
+    "令牌是 {v}",
+    "密钥：{v}",
+    "app secret 是 {v}",
+    "OPENAI_API_KEY={v}",
+    "GITHUB_TOKEN={v}",
 ]
 PASSWORD_WORDS = ["sunshine", "monkey", "letmein", "trustno1", "dragon", "correcthorse", "p@ssw0rd"]
 
@@ -282,10 +412,20 @@ LOOKALIKES: list[tuple[str, Callable[[random.Random], str]]] = [
     ("订单号 {} 已发货", lambda r: _s(r, 18, string.digits)),
     ("order ORD-{}", lambda r: f"{r.randint(2019, 2026)}-{_s(r, 6, string.digits)}"),
     ("tracking number 1Z{}", lambda r: _s(r, 16, string.ascii_uppercase + string.digits)),
-    ("the run started at {}", lambda r: f"2024-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T"
-     f"{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}Z"),
-    ("日志时间 {}", lambda r: f"2025-0{r.randint(1, 9)}-1{r.randint(0, 9)} 0{r.randint(0, 9)}:"
-     f"{r.randint(10, 59)}:{r.randint(10, 59)}.{r.randint(100, 999)}+08:00"),
+    (
+        "the run started at {}",
+        lambda r: (
+            f"2024-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T"
+            f"{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}Z"
+        ),
+    ),
+    (
+        "日志时间 {}",
+        lambda r: (
+            f"2025-0{r.randint(1, 9)}-1{r.randint(0, 9)} 0{r.randint(0, 9)}:"
+            f"{r.randint(10, 59)}:{r.randint(10, 59)}.{r.randint(100, 999)}+08:00"
+        ),
+    ),
     ("epoch {} ms", lambda r: str(r.randint(1_600_000_000_000, 1_800_000_000_000))),
     ("upgrade to v{}", lambda r: f"{r.randint(0, 20)}.{r.randint(0, 40)}.{r.randint(0, 99)}"),
     ("pin the version to {}", lambda r: f"{r.randint(1, 9)}.{r.randint(0, 30)}.0-rc.1"),
@@ -303,8 +443,17 @@ LOOKALIKES: list[tuple[str, Callable[[random.Random], str]]] = [
     ("ISBN {}", lambda r: f"978-{r.randint(0, 9)}-{r.randint(10, 99)}-{_s(r, 6, string.digits)}-0"),
     ("pi is {}", lambda r: "3.14159265358979" + _s(r, 4, string.digits)),
     ("the pod {} restarted", lambda r: f"web-{_s(r, 10, 'bcdf0123456789')}-{_s(r, 5, 'bcdfghjk')}"),
-    ("class {} handles it", lambda r: r.choice(["HttpRequestHandlerV2", "UserAccountSettings2024",
-                                                "XmlParserFactoryImpl3", "OAuth2TokenRefresher"])),
+    (
+        "class {} handles it",
+        lambda r: r.choice(
+            [
+                "HttpRequestHandlerV2",
+                "UserAccountSettings2024",
+                "XmlParserFactoryImpl3",
+                "OAuth2TokenRefresher",
+            ]
+        ),
+    ),
     ("open https://github.com/org/repo/pull/{}", lambda r: str(r.randint(1, 99999))),
     ("server {} is down", lambda r: ".".join(str(r.randint(0, 255)) for _ in range(4))),
     ("mac {}", lambda r: ":".join(_s(r, 2, "0123456789abcdef") for _ in range(6))),
@@ -313,32 +462,75 @@ LOOKALIKES: list[tuple[str, Callable[[random.Random], str]]] = [
     ("doc https://docs.google.com/document/d/{}/edit", lambda r: _mixed(r, 44)),
     ("watch https://www.youtube.com/watch?v={}", lambda r: _mixed(r, 11)),
     ("snowflake id {}", lambda r: "1" + _s(r, 18, string.digits)),
-    ("compact timestamp {}", lambda r: f"2024{r.randint(1, 12):02d}{r.randint(1, 28):02d}"
-     f"{r.randint(0, 23):02d}{r.randint(0, 59):02d}{r.randint(0, 59):02d}"),
+    (
+        "compact timestamp {}",
+        lambda r: (
+            f"2024{r.randint(1, 12):02d}{r.randint(1, 28):02d}"
+            f"{r.randint(0, 23):02d}{r.randint(0, 59):02d}{r.randint(0, 59):02d}"
+        ),
+    ),
     ("device id {}", lambda r: _s(r, 20, "0123456789abcdef")),
     ("手机 {}", lambda r: f"1{r.choice('3456789')}{_s(r, 9, string.digits)}"),
     ("account ending {}", lambda r: _s(r, 4, string.digits)),
     ("test card? no: {}", lambda r: _luhn_invalid(r)),
 ]
 PLAIN = [
-    "I forgot my password", "reset your password", "Please reset your password before Friday.",
-    "密码强度要求至少8位", "请输入验证码", "验证码已发送到你的手机", "my password is too weak",
-    "the PIN pad is broken", "use a password manager", "密码是多少？", "the token limit is 4096",
-    "the API key is stored in Vault", "your password must be at least 12 characters",
-    "I prefer pnpm", "我更喜欢深色主题", "I live in the terminal", "Password: ********",
-    "password: ${DB_PASSWORD}", "忘记密码了怎么办", "the secret is to practice daily",
-    "KeePass is the password manager I use", "my password expired yesterday",
-    "the OTP expires in 5 minutes", "验证码是 6 位数字", "密码是我生日", "pin: see the docs",
-    "The access token is refreshed every hour.", "Two-factor auth is enabled.",
-    "我把密码存在 1Password 里了", "password is required", "令牌已过期",
-    "password: <your password here>", "I set my password to expire every 90 days",
-    "my password is my dog's name", "My password is 8 characters", "Your password is incorrect",
-    "The password was accepted", "password: none", "token = get_token(user_id=42)",
-    "api_key=os.getenv('API_KEY')", "密码规则：至少8位", "密码：见邮件", "我忘了密码是什么",
-    "密码是不是太简单了", "我的手机号是 13800138000", "call 4155552671",
-    "sk-learn is a typo for scikit-learn", "the door code changed", "pin the dependency to 2.31.0",
-    "PIN reset requested", "my password manager is Bitwarden", "the password field is empty",
-    "what is the wifi password?", "WiFi 密码是多少", "请把验证码发给我", "密码错误次数过多",
+    "I forgot my password",
+    "reset your password",
+    "Please reset your password before Friday.",
+    "密码强度要求至少8位",
+    "请输入验证码",
+    "验证码已发送到你的手机",
+    "my password is too weak",
+    "the PIN pad is broken",
+    "use a password manager",
+    "密码是多少？",
+    "the token limit is 4096",
+    "the API key is stored in Vault",
+    "your password must be at least 12 characters",
+    "I prefer pnpm",
+    "我更喜欢深色主题",
+    "I live in the terminal",
+    "Password: ********",
+    "password: ${DB_PASSWORD}",
+    "忘记密码了怎么办",
+    "the secret is to practice daily",
+    "KeePass is the password manager I use",
+    "my password expired yesterday",
+    "the OTP expires in 5 minutes",
+    "验证码是 6 位数字",
+    "密码是我生日",
+    "pin: see the docs",
+    "The access token is refreshed every hour.",
+    "Two-factor auth is enabled.",
+    "我把密码存在 1Password 里了",
+    "password is required",
+    "令牌已过期",
+    "password: <your password here>",
+    "I set my password to expire every 90 days",
+    "my password is my dog's name",
+    "My password is 8 characters",
+    "Your password is incorrect",
+    "The password was accepted",
+    "password: none",
+    "token = get_token(user_id=42)",
+    "api_key=os.getenv('API_KEY')",
+    "密码规则：至少8位",
+    "密码：见邮件",
+    "我忘了密码是什么",
+    "密码是不是太简单了",
+    "我的手机号是 13800138000",
+    "call 4155552671",
+    "sk-learn is a typo for scikit-learn",
+    "the door code changed",
+    "pin the dependency to 2.31.0",
+    "PIN reset requested",
+    "my password manager is Bitwarden",
+    "the password field is empty",
+    "what is the wifi password?",
+    "WiFi 密码是多少",
+    "请把验证码发给我",
+    "密码错误次数过多",
 ]
 
 
@@ -385,8 +577,10 @@ def report(tally: Tally, show: bool) -> None:
     print(f"{'class':<18}{'n':>5}{'recall':>9}{'kind ok':>9}")
     for cls in sorted(tally.found):
         flags, kinds = tally.found[cls], tally.kind_ok[cls]
-        print(f"{cls:<18}{len(flags):>5}{100 * sum(flags) / len(flags):>8.1f}%"
-              f"{100 * sum(kinds) / len(kinds):>8.1f}%")
+        print(
+            f"{cls:<18}{len(flags):>5}{100 * sum(flags) / len(flags):>8.1f}%"
+            f"{100 * sum(kinds) / len(kinds):>8.1f}%"
+        )
     structured, cards = tally.recall(STRUCTURED), tally.recall(("payment_card",))
     natural = tally.recall(NATURAL)
     fp = 100 * len(tally.false_pos) / tally.negatives

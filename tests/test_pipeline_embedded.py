@@ -92,7 +92,9 @@ def test_embedded__forget_then_the_same_words_from_a_new_message_are_suppressed(
 def test_embedded__relative_dates_use_the_writers_calendar_day(store: Engine, tenant: str) -> None:
     # 01:00 in Shanghai is still the previous day in UTC; "yesterday" is the writer's.
     turn = Turn.model_validate(
-        turn_dict(tenant, "请记住，我昨天开始负责支付服务的值班。", created_at="2026-05-20T01:00:00+08:00")
+        turn_dict(
+            tenant, "请记住，我昨天开始负责支付服务的值班。", created_at="2026-05-20T01:00:00+08:00"
+        )
     )
     ingest_turns([turn], engine=store)
     ingest_turns([turn], engine=store)  # and the offset survives storage: a replay is a no-op
