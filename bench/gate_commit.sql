@@ -1,7 +1,7 @@
 -- The raw SQL of one gate COMMIT (SPEC §7), as the real code issues it, against the same
 -- schema: replay check, evidence read, suppression and policy reads, fact-key lock row,
 -- compare-and-set, proposal + receipt + version + evidence + projection + outbox.
-\set n random(1, 1000000000)
+\set n random(1, 9000000000000000000)
 BEGIN;
 SELECT payload_hash FROM proposals WHERE tenant_id = 'raw' AND proposal_id = md5(:n::text) || md5(:n::text);
 SELECT id FROM messages WHERE tenant_id = 'raw' AND message_id = 'm' || :n ORDER BY revision DESC LIMIT 1;

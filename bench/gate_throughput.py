@@ -11,11 +11,11 @@
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from services.extractor.io import with_id
 from services.extractor.rules import extract
 from services.gate.io import decide_batch
 from services.ingest.io import ingest_turns
+from shared.db import engine_for
 from shared.models import Turn
 from shared.registry import default_registry
 
@@ -64,19 +65,28 @@ def make_proposals(engine: Engine, tag: str, n: int) -> list[dict]:
     return [with_id(body) for turn in turns for body in extract(turn, registry)][:n]
 
 
+def _client(url: str, share: list[dict]) -> None:
+    engine = engine_for(url)
+    engine.dispose(close=False)  # the parent's pooled connections are not ours after fork
+    for p in share:
+        decide_batch([p], engine=engine)
+    engine.dispose()
+
+
 def per_proposal(engine: Engine, proposals: list[dict], clients: int) -> float:
+    """``clients`` separate processes (like pgbench's clients, and unlike threads, not
+    sharing one interpreter lock), each deciding its share one proposal per transaction."""
+    url = engine.url.render_as_string(hide_password=False)
     shares = [proposals[i::clients] for i in range(clients)]
-
-    def run(share: list[dict]) -> None:
-        for p in share:
-            decide_batch([p], engine=engine)
-
-    threads = [threading.Thread(target=run, args=(s,)) for s in shares]
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_client, args=(url, share)) for share in shares]
     t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise SystemExit(f"a client process failed ({proc.exitcode})")
     return len(proposals) / (time.perf_counter() - t0)
 
 

@@ -85,14 +85,22 @@ def turn_of(row: Row[Any]) -> Turn:
     )
 
 
+def _stage_extractor(registry: Registry) -> Callable[[Turn], list[ProposalBody]]:
+    """The extractor this stage runs: ``MEMWARDEN_EXTRACTOR``, or the rules extractor under
+    the version an eval comparison set."""
+    name = get_settings().extractor
+    version = _extractor_version.get()
+    if name == "rules" or version is not None:
+        return lambda turn: extract(turn, registry, extractor_version=version or EXTRACTOR_VERSION)
+    chosen = select_extractor(name)
+    return lambda turn: chosen(turn, registry)
+
+
 def _proposal_events(rows: list[Row[Any]], registry: Registry) -> list[ProposalEvent]:
     # revoked before extraction: nothing may be proposed from it
     turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
-    version = _extractor_version.get() or EXTRACTOR_VERSION
     events: list[ProposalEvent] = []
-    for body in extract_debounced(
-        turns, lambda turn: extract(turn, registry, extractor_version=version)
-    ):
+    for body in extract_debounced(turns, _stage_extractor(registry)):
         proposal = with_id(body)
         events.append(
             (
