@@ -7,15 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, exists, func, select
+from sqlalchemy import Engine, and_, func, select
 
+from shared import provenance
 from shared.db import get_engine, unit_of_work
-from shared.models import MemoryStatus, MessageStatus
+from shared.models import MemoryStatus
 from shared.schema import (
     current_memories,
-    memory_evidence,
     memory_versions,
-    messages,
     outbox,
     proposals,
     suppressions,
@@ -49,14 +48,7 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
     def scoped(stmt: Any, table: Any) -> Any:
         return stmt.where(table.c.tenant_id == tenant_id) if tenant_id else stmt
 
-    supported = exists().where(
-        memory_evidence.c.memory_id == current_memories.c.memory_id,
-        memory_evidence.c.version == current_memories.c.version,
-        messages.c.tenant_id == memory_evidence.c.tenant_id,
-        messages.c.message_id == memory_evidence.c.message_id,
-        messages.c.revision == memory_evidence.c.revision,
-        messages.c.status == MessageStatus.ACTIVE,
-    )
+    supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         projection = conn.execute(

@@ -28,7 +28,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
 
 from shared.config import get_settings
-from shared.schema import fact_keys
+from shared.schema import FACT_KEY_COLUMNS, fact_keys
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -204,15 +204,7 @@ def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> d
         conn,
         fact_keys,
         {**key, "memory_id": memory_id, "current_version": 0, "updated_at": utcnow()},
-        [
-            "tenant_id",
-            "subject_id",
-            "scope_kind",
-            "scope_key",
-            "kind",
-            "normalized_key",
-            "claim_key",
-        ],
+        list(FACT_KEY_COLUMNS),
     )
     stmt = select(fact_keys).where(*(fact_keys.c[name] == value for name, value in key.items()))
     if conn.dialect.name == "postgresql":

@@ -5,6 +5,7 @@ Every model forbids unknown keys: an extractor that invents a field is refused, 
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -92,6 +93,14 @@ class Evidence(Strict):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @classmethod
+    def of_span(cls, message_id: str, text: str, start: int, end: int) -> Evidence:
+        """Evidence for ``text[start:end]``: code-point offsets and the span's sha256."""
+        span = text[start:end].encode("utf-8")
+        return cls(
+            message_id=message_id, start=start, end=end, sha256=hashlib.sha256(span).hexdigest()
+        )
 
 
 class Turn(Strict):

@@ -106,6 +106,17 @@ tenant_policies = Table(
     Column("updated_at", Ts, nullable=False),
 )
 
+# The columns that identify one fact (SPEC §7 "fact key"), in lock-row order.
+FACT_KEY_COLUMNS = (
+    "tenant_id",
+    "subject_id",
+    "scope_kind",
+    "scope_key",
+    "kind",
+    "normalized_key",
+    "claim_key",
+)
+
 fact_keys = Table(
     "fact_keys",
     metadata,

@@ -31,7 +31,6 @@ import httpx
 
 from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
 from services.extractor.rules import is_owner_turn
-from shared.canonical import sha256_hex
 from shared.config import Settings
 from shared.models import Evidence, MemoryKind, ProposalBody, Scope, ScopeKind, Turn
 from shared.registry import KeySpec, Registry, Sensitivity
@@ -256,12 +255,7 @@ def _body(
         normalized_key=key,
         stable_candidate_ordinal=index * ORDINAL_STRIDE + KEY_ORDER.index(key),
         value=value,
-        evidence=Evidence(
-            message_id=turn.message_id,
-            start=sent.start,
-            end=sent.end,
-            sha256=sha256_hex(turn.text[sent.start : sent.end]),
-        ),
+        evidence=Evidence.of_span(turn.message_id, turn.text, sent.start, sent.end),
         extractor_version=extractor_version,
         confidence=CONFIDENCE,
         expires_at=None,

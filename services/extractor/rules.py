@@ -25,7 +25,6 @@ from services.extractor.routes import (
     make_sentence,
     route,
 )
-from shared.canonical import sha256_hex
 from shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify
 from shared.grounding import ungrounded_reason
 from shared.models import (
@@ -141,12 +140,7 @@ def _proposal(
         normalized_key=key,
         stable_candidate_ordinal=index * ORDINAL_STRIDE + KEY_ORDER.index(key),
         value=value,
-        evidence=Evidence(
-            message_id=turn.message_id,
-            start=sent.start,
-            end=sent.end,
-            sha256=sha256_hex(turn.text[sent.start : sent.end]),
-        ),
+        evidence=Evidence.of_span(turn.message_id, turn.text, sent.start, sent.end),
         extractor_version=extractor_version,
         confidence=_confidence(features),
         expires_at=turn.created_at + SESSION_FACT_TTL if session else None,

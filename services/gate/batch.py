@@ -25,6 +25,7 @@ from shared.db import dumps, in_list, in_offset, insert_ignore, pairs_in
 from shared.models import Decision, MemoryStatus, Receipt, Topic
 from shared.outbox import emit_many
 from shared.schema import (
+    FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
     memory_evidence,
@@ -165,15 +166,7 @@ def _lock(
                 {**v.fact_key, "memory_id": m, "current_version": 0, "updated_at": now}
                 for m, v in sorted(fresh.items())
             ],
-            [
-                "tenant_id",
-                "subject_id",
-                "scope_kind",
-                "scope_key",
-                "kind",
-                "normalized_key",
-                "claim_key",
-            ],
+            list(FACT_KEY_COLUMNS),
         )
     stmt = (
         select(fact_keys)
@@ -354,18 +347,7 @@ class _Writes:
                 "b_now": now,
             }
         )
-        key = {
-            k: fact_row[k]
-            for k in (
-                "tenant_id",
-                "subject_id",
-                "scope_kind",
-                "scope_key",
-                "kind",
-                "normalized_key",
-                "claim_key",
-            )
-        }
+        key = {k: fact_row[k] for k in FACT_KEY_COLUMNS}
         value_json = dumps(p.value)
         self.rows["versions"].append(
             {

@@ -14,6 +14,7 @@ from shared.db import dumps, insert_ignore
 from shared.models import MemoryStatus, ProposalState, Receipt, Topic
 from shared.outbox import emit
 from shared.schema import (
+    FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
     memory_evidence,
@@ -90,18 +91,7 @@ def commit_version(
             )
             .values(state=ProposalState.SUPERSEDED)
         )
-    key_columns = {
-        name: fact_row[name]
-        for name in (
-            "tenant_id",
-            "subject_id",
-            "scope_kind",
-            "scope_key",
-            "kind",
-            "normalized_key",
-            "claim_key",
-        )
-    }
+    key_columns = {name: fact_row[name] for name in FACT_KEY_COLUMNS}
     conn.execute(
         memory_versions.insert().values(
             memory_id=memory_id,

@@ -14,14 +14,15 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, and_, exists, or_, select
+from sqlalchemy import Engine, and_, or_, select
 
+from shared import provenance
 from shared.config import get_settings
 from shared.db import as_utc, get_engine, unit_of_work, utcnow
 from shared.embedding import default_embedder, features, from_bytes, memory_text
-from shared.models import MemoryStatus, MessageStatus
+from shared.models import MemoryStatus
 from shared.registry import default_registry
-from shared.schema import current_memories, memory_evidence, memory_versions, messages, vector_index
+from shared.schema import current_memories, memory_versions, vector_index
 
 KEYWORD_WEIGHT = 0.5
 
@@ -73,14 +74,7 @@ def recall(
 ) -> list[Recalled]:
     """The recallable memories of one subject, best first (see the module docstring)."""
     now = now or utcnow()
-    supported = exists().where(
-        memory_evidence.c.memory_id == current_memories.c.memory_id,
-        memory_evidence.c.version == current_memories.c.version,
-        messages.c.tenant_id == memory_evidence.c.tenant_id,
-        messages.c.message_id == memory_evidence.c.message_id,
-        messages.c.revision == memory_evidence.c.revision,
-        messages.c.status == MessageStatus.ACTIVE,
-    )
+    supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
     stmt = (
         select(current_memories, vector_index.c.embedding, vector_index.c.version.label("iv"))
         .outerjoin(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, delete, func, select, update
+from sqlalchemy import Connection, and_, delete, select, update
 
 from services.revalidation.cascade import Dependent
-from shared.models import MemoryStatus, MessageStatus, ProposalState, Topic
+from shared import provenance
+from shared.models import MemoryStatus, ProposalState, Topic
 from shared.outbox import emit
-from shared.schema import current_memories, memory_evidence, memory_versions, messages, proposals
+from shared.schema import current_memories, memory_evidence, memory_versions, proposals
 
 
 def dependents(
@@ -18,25 +19,7 @@ def dependents(
 ) -> list[Dependent]:
     """Committed versions citing the message (or one revision of it), with how many active
     message revisions still support each."""
-    active = (
-        select(func.count())
-        .select_from(
-            memory_evidence.join(
-                messages,
-                and_(
-                    messages.c.tenant_id == memory_evidence.c.tenant_id,
-                    messages.c.message_id == memory_evidence.c.message_id,
-                    messages.c.revision == memory_evidence.c.revision,
-                ),
-            )
-        )
-        .where(
-            memory_evidence.c.memory_id == memory_versions.c.memory_id,
-            memory_evidence.c.version == memory_versions.c.version,
-            messages.c.status == MessageStatus.ACTIVE,
-        )
-        .scalar_subquery()
-    )
+    active = provenance.active_support_count(memory_versions.c.memory_id, memory_versions.c.version)
     stmt = (
         select(memory_versions.c.memory_id, memory_versions.c.version, active.label("active"))
         .join(
