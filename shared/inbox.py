@@ -9,11 +9,6 @@ from shared.db import utcnow
 from shared.schema import processed_events
 
 
-def first_delivery(conn: Connection, consumer: str, event_key: str) -> bool:
-    """True the first time; False for a duplicate delivery (no row inserted)."""
-    return bool(first_deliveries(conn, consumer, [event_key]))
-
-
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
     """The subset of ``event_keys`` never processed by ``consumer``; records them all.
 

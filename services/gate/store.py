@@ -1,4 +1,4 @@
-"""Reads the gate needs: the evidence message, the committed current value, suppressions."""
+"""Reads the review path needs: the evidence message and the committed current value."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from sqlalchemy import Connection, select
 
 from services.gate.checks import StoredMessage
 from services.gate.decide import CurrentFact
-from shared.canonical import normalized_content_hash
 from shared.db import as_utc, in_offset
-from shared.schema import current_memories, fact_keys, memory_versions, messages, suppressions
+from shared.schema import current_memories, memory_versions, messages
 
 
 def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMessage | None:
@@ -37,16 +36,6 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
     )
 
 
-def seen_version(conn: Connection, key: dict[str, str]) -> int:
-    """The fact key's version without a lock: the snapshot a compare-and-set is made against."""
-    version = conn.execute(
-        select(fact_keys.c.current_version).where(
-            *(fact_keys.c[name] == value for name, value in key.items())
-        )
-    ).scalar()
-    return int(version or 0)
-
-
 def load_current(conn: Connection, memory_id: str) -> CurrentFact | None:
     """The committed current version of a memory, if one is recallable at all."""
     row = conn.execute(
@@ -63,21 +52,3 @@ def load_current(conn: Connection, memory_id: str) -> CurrentFact | None:
     if row is None:
         return None
     return CurrentFact(row.version, json.loads(row.value_json), as_utc(row.valid_from))  # type: ignore[arg-type]
-
-
-def is_suppressed(conn: Connection, tenant_id: str, subject_id: str, texts: list[str]) -> bool:
-    hashes = {normalized_content_hash(t) for t in texts if t}
-    if not hashes:
-        return False
-    return (
-        conn.execute(
-            select(suppressions.c.content_hash)
-            .where(
-                suppressions.c.tenant_id == tenant_id,
-                suppressions.c.subject_id == subject_id,
-                suppressions.c.content_hash.in_(hashes),
-            )
-            .limit(1)
-        ).first()
-        is not None
-    )

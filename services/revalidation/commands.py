@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy import Connection, Engine, select, update
 
 from services.revalidation import store
 from shared.canonical import claim_text, normalized_content_hash, sha256_hex
@@ -248,13 +248,3 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
         uow.commit()
     return len(deps)
-
-
-def message_exists(conn: Connection, tenant_id: str, message_id: str) -> bool:
-    return bool(
-        conn.execute(
-            select(func.count())
-            .select_from(messages)
-            .where(messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)
-        ).scalar_one()
-    )
