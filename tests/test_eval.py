@@ -16,7 +16,8 @@ from services.eval.runner import run_cases
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))
-OWN_CASES = [REPO / "tests" / "cases", REPO / "tests" / "probe"]
+# three sets written independently of the implementation (the last one was never tuned on)
+OWN_CASES = [REPO / "tests" / "cases", REPO / "tests" / "probe", REPO / "tests" / "heldout"]
 SNAPSHOT_KEYS = {"case_id", "checkpoint", "memories", "proposals", "recall"}
 
 
