@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from services.extractor import llm
+from services.extractor import llm, llm_client
 from services.extractor.io import select_extractor, with_id
 from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
 from services.extractor.rules import extract as rules_extract
@@ -194,7 +194,7 @@ def test_llm_extract__builds_identity_and_evidence_itself(
     assert pm.kind.value == "preference" and pm.scope.kind.value == "user"
     assert pm.scope.key == "u1" and pm.tenant_id == tenant
     assert pm.confidence == llm.CONFIDENCE
-    assert pm.extractor_version == f"llm-{MODEL}-{llm.PROMPT_VERSION}"
+    assert pm.extractor_version == f"llm-{MODEL}-{llm_client.PROMPT_VERSION}"
 
 
 def test_llm_request__speaks_chat_completions_with_a_strict_schema(
@@ -337,7 +337,7 @@ def test_llm_extract__bad_candidates_are_dropped_and_counted(
         (answer([], raw='{"facts": []}'), llm.Failure.MALFORMED_OUTPUT),
         (Reply(200, b"<html>gateway</html>"), llm.Failure.MALFORMED_RESPONSE),
         (Reply(200, b'{"choices": []}'), llm.Failure.MALFORMED_RESPONSE),
-        (Reply(200, b" " * (llm.MAX_RESPONSE_BYTES + 1)), llm.Failure.RESPONSE_TOO_LARGE),
+        (Reply(200, b" " * (llm_client.MAX_RESPONSE_BYTES + 1)), llm.Failure.RESPONSE_TOO_LARGE),
         (Reply(500, b'{"error": "boom"}'), llm.Failure.HTTP_ERROR),
         (Reply(429, b'{"error": "slow down"}'), llm.Failure.HTTP_ERROR),
     ],
