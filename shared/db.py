@@ -183,13 +183,19 @@ def insert_ignore(
     table: Table,
     values: Mapping[str, Any] | list[dict[str, Any]],
     conflict_columns: list[str],
-) -> int:
-    """``INSERT … ON CONFLICT DO NOTHING``; returns how many rows were inserted."""
+) -> None:
+    """``INSERT … ON CONFLICT DO NOTHING`` of one row or many.
+
+    Many rows go as executemany parameters, not as one ``.values([...])`` construct: the
+    statement is then compiled once and cached, whatever the batch size.
+    """
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = (
-        dialect_insert(table).values(values).on_conflict_do_nothing(index_elements=conflict_columns)
-    )
-    return conn.execute(stmt).rowcount or 0
+    stmt = dialect_insert(table).on_conflict_do_nothing(index_elements=conflict_columns)
+    if isinstance(values, list):
+        if values:
+            conn.execute(stmt, values)
+    else:
+        conn.execute(stmt.values(values))
 
 
 def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> dict[str, Any]:
