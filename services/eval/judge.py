@@ -88,7 +88,6 @@ class CaseResult:
     error: str | None = None
     auto_commits: list[MemoryView] = field(default_factory=list)
     labels: dict[str, set[str]] = field(default_factory=dict)  # message -> outcomes
-    decisions_judged: list[bool] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:

@@ -136,8 +136,8 @@ def _check_value(
 
 
 def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
-    """A secret found in the whole message that overlaps the span: catches a span that
-    holds only part of a secret, which the span alone would not show as one."""
+    """A secret found in the whole message that overlaps the span. One scan covers the span
+    itself and a span holding only part of a secret, which alone would not read as one."""
     return any(
         f.start < p.evidence.end and p.evidence.start < f.end for f in find_secrets(msg.text)
     )
@@ -145,7 +145,7 @@ def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
 
 def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
     text = span + "\n" + claim_text(p.value)
-    if secret_kinds(text) or _secret_touches_span(msg, p):
+    if secret_kinds(claim_text(p.value)) or _secret_touches_span(msg, p):
         a.secret = True
         a.reject.append("secret")
         return

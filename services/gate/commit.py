@@ -20,7 +20,6 @@ from shared.schema import (
     memory_evidence,
     memory_versions,
     proposals,
-    receipts,
 )
 
 
@@ -30,17 +29,6 @@ class CompareAndSetFailed(RuntimeError):
 
 def receipt_body(receipt: Receipt) -> str:
     return jcs(receipt.model_dump(mode="json")).decode("utf-8")
-
-
-def store_receipt(conn: Connection, receipt: Receipt, now: datetime) -> None:
-    conn.execute(
-        receipts.insert().values(
-            tenant_id=receipt.tenant_id,
-            proposal_id=receipt.proposal_id,
-            body=receipt_body(receipt),
-            created_at=now,
-        )
-    )
 
 
 def commit_version(
