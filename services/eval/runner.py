@@ -239,7 +239,7 @@ def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str
         proposals.append(
             {
                 "proposal_step": n,
-                "proposal_id": raw.get("proposal_id"),
+                "proposal_id": _step_proposal_id(run, raw),
                 "payload_hash": receipt.payload_hash,
                 "decision": receipt.decision.value,
                 "state": "rejected",
@@ -271,6 +271,30 @@ def _stored_entry(run: CaseRun, p: ProposalView, step: int | None) -> dict[str, 
         "reasons": p.reasons,
         "message_id": p.message_id,
     }
+
+
+def _step_proposal_id(run: CaseRun, raw: dict[str, Any]) -> Any:
+    """A refused step's id in the case's own ids when it was computed, verbatim otherwise."""
+    sent = raw.get("proposal_id")
+    if not isinstance(sent, str):
+        return sent
+    try:
+        evidence = raw["evidence"]
+        identity = proposal_identity(
+            tenant_id=raw["tenant_id"],
+            subject_id=raw["subject_id"],
+            scope=raw["scope"],
+            kind=raw["kind"],
+            normalized_key=raw["normalized_key"],
+            message_id=evidence["message_id"],
+            start=evidence["start"],
+            end=evidence["end"],
+            stable_candidate_ordinal=raw["stable_candidate_ordinal"],
+            extractor_version=raw["extractor_version"],
+        )
+        return _case_proposal_id(run, sent, identity)
+    except (KeyError, TypeError, ValueError):  # too malformed to hash: the gate said so
+        return sent
 
 
 def _case_proposal_id(run: CaseRun, stored_id: str, identity: dict[str, Any]) -> str:
