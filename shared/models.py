@@ -281,5 +281,6 @@ def safe_error_fields(exc: ValidationError) -> list[str]:
         loc = [str(part) for part in err.get("loc", ())]
         if err.get("type") == "extra_forbidden" and loc:
             loc[-1] = "(unknown field)"
-        out.add(".".join(loc) + ": " + str(err.get("type", "invalid")))
+        kind = str(err.get("type", "invalid"))
+        out.add(".".join(loc) + ": " + kind if loc else kind)
     return sorted(out)

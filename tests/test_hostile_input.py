@@ -293,21 +293,36 @@ def test_cli_submit__hostile_lines_never_print_a_value(
     assert_nothing_echoed(out, err, caplog.text)
 
 
+def test_cli_supersede__control_characters_and_bad_utf8_exit_2(
+    pg_engine: Engine,
+    tenant: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = ("supersede", "--tenant", tenant, "--message", "m1")
+    code, out, err = run_cli(pg_engine, monkeypatch, capsys, *base, "--text", f"{CARD}\x00")
+    assert code == 2 and "control_character" in one_line(err)
+    assert_nothing_echoed(out, err)
+    path = tmp_path / "text.txt"
+    path.write_bytes(CARD.encode() + b"\xff")
+    code, out, err = run_cli(pg_engine, monkeypatch, capsys, *base, "--file", str(path))
+    assert code == 2 and "not UTF-8" in one_line(err)
+    assert_nothing_echoed(out, err)
+
+
 def test_cli__an_unexpected_error_is_one_line_without_its_message(
     sqlite_engine: Engine,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from services.cli import pipeline_cmds
-
     def explode(*_args: Any, **_kwargs: Any) -> None:
         raise RuntimeError(f"card {CARD}")
 
-    monkeypatch.setattr("services.ingest.io.ingest_turns", explode)
+    monkeypatch.setattr("services.ingest.io.ingest_turns", explode)  # cmd_ingest imports late
     path = tmp_path / "turns.jsonl"
     path.write_text(json.dumps(turn_dict("t1", TEXT)) + "\n")
-    assert pipeline_cmds is not None
     code, out, err = run_cli(sqlite_engine, monkeypatch, capsys, "ingest", str(path))
     assert code == 1 and "internal error (RuntimeError)" in one_line(err)
     assert_nothing_echoed(out, err)

@@ -51,6 +51,24 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def read_text_arg(text: str | None, path: Path | None) -> str:
+    """``--text`` or ``--file`` as message text: UTF-8, no control characters (shared.models
+    ``Text``), refused with a reason that quotes none of it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from shared.models import Text, safe_error_fields
+
+    if text is None and path is not None:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CliError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    try:
+        return TypeAdapter(Text).validate_python(text or "")
+    except ValidationError as exc:
+        raise CliError(f"text refused ({'; '.join(safe_error_fields(exc))})") from None
+
+
 def principal_from(args: argparse.Namespace, engine: Any) -> Any:
     from shared.auth import Unauthenticated, authenticate
 
