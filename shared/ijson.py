@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
@@ -150,6 +151,7 @@ def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
         elif isinstance(item, dict | list | tuple):
             if depth > max_depth:
                 raise IJsonError(IJsonCode.TOO_DEEP)
+            children: Iterable[Any]
             if isinstance(item, dict):
                 for key in item:
                     if not isinstance(key, str):

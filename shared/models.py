@@ -42,7 +42,7 @@ VERSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}$"  # llm-<model>: model
 _ID = re.compile(ID_PATTERN)
 
 
-@lru_cache(maxsize=256)  # tenant, subject and session ids repeat turn after turn
+@lru_cache(maxsize=1024)  # tenant, subject, session ids and scope keys repeat turn after turn
 def _holds_secret(value: str, *, entropy_counts: bool) -> bool:
     return any(entropy_counts or f.kind is not SecretKind.HIGH_ENTROPY for f in find_secrets(value))
 
