@@ -172,3 +172,10 @@ def test_runner__a_refused_approval_is_recorded_not_a_case_error(sqlite_engine: 
     assert result.error is None and result.passed, [v.detail for v in result.verdicts]
     [review] = final["reviews"]
     assert review["result"] == "refused" and review["reason"] != "nothing_pending"
+
+
+def test_runner__a_turn_the_models_refuse_errors_without_its_value(sqlite_engine: Engine) -> None:
+    card = "4111 1111 1111 1111"
+    c = case("nul-001", [turn("m1", f"My card is {card}\x00.")], [])
+    [result] = run_cases([c], engine=sqlite_engine)
+    assert result.error == "ValidationError: text: control_character"

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pydantic import ValidationError
 from sqlalchemy import Engine, String, cast, or_, select
 
 from services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
@@ -29,7 +30,7 @@ from services.revalidation.commands import forget_message, revoke_message
 from shared.auth import Principal, Scope
 from shared.canonical import proposal_id as compute_id
 from shared.canonical import proposal_identity, sha256_hex
-from shared.models import Receipt, Turn
+from shared.models import Receipt, Turn, safe_error_fields
 from shared.schema import messages, metadata, processed_events
 
 
@@ -121,6 +122,8 @@ def run_case(
             if "check" in step:
                 _checkpoint(run, result, step["check"], index, snapshots)
         _checkpoint(run, result, case["expect"], "final", snapshots)
+    except ValidationError as exc:  # a turn the models refuse: where and why, no value
+        result.error = f"ValidationError: {'; '.join(safe_error_fields(exc))}"
     except (CaseError, ReviewRefused, ValueError, LookupError) as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     return result
