@@ -106,6 +106,67 @@ def test_api__hostile_json_is_422_without_echo(
     assert_nothing_echoed(r.text, caplog.text)
 
 
+# Values an attacker puts where a JSON value goes: every one, in every value position of a
+# valid proposal, must be answered with a 2xx receipt or a 4xx problem.
+ODD_VALUES = [
+    b"9007199254740993",
+    b"18446744073709551616",
+    b"-1e999",
+    b"1e-400",
+    b"NaN",
+    b"-Infinity",
+    b'"\\ud800"',
+    b'"\\udfff\\ud800"',
+    b"[" * 40 + b"]" * 40,
+    b"{}",
+    b"[]",
+    b"null",
+    b"true",
+    b'"\\u0000"',
+    b'"\x1b[2J"',
+    b"-0",
+    b'"' + b"x" * 300 + b'"',
+    b'"2026-13-45T99:99:99Z"',
+    b'"0001-01-01T00:00:00-23:59"',
+    b'"9999-12-31T23:59:59+14:00"',
+    b"1e308",
+    b'{"a": 1, "a": 2}',
+    b'"' + CARD.encode() + b'"',
+]
+
+
+def value_positions(document: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each scalar value after a colon in compact-enough JSON."""
+    spans = []
+    for colon in (i for i, c in enumerate(document) if c == ord(":")):
+        start = end = colon + 1
+        while end < len(document) and document[end] not in b",}]":
+            end += 1
+        spans.append((start, end))
+    return spans
+
+
+def test_api__no_odd_value_in_any_position_is_a_500(
+    sqlite_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
+    keys = make_keys(sqlite_engine, tenant)
+    document = json.dumps({"proposals": [make_proposal(tenant, "m1", TEXT)]}).encode()
+    headers = {**auth(keys.proposer), "Content-Type": "application/json"}
+    statuses = set()
+    with api_client(sqlite_engine) as client:
+        for start, end in value_positions(document):
+            for odd in ODD_VALUES:
+                r = client.post(
+                    "/v1/proposals",
+                    headers=headers,
+                    content=document[:start] + odd + document[end:],
+                )
+                assert r.status_code < 500, (start, odd)
+                assert CARD not in r.text
+                statuses.add(r.status_code)
+    assert statuses == {200, 403, 422}  # 403: a tenant id that parses but is not the caller's
+
+
 def test_api__a_token_as_scope_key_or_extractor_version_is_422_and_never_stored(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
