@@ -431,3 +431,23 @@ def dump(engine: Engine, tenant: str | None = None) -> str:
                 stmt = stmt.where(table.c.tenant_id.in_([tenant, "unknown"]))
             lines += [f"{table.name} {tuple(row)!r}" for row in conn.execute(stmt)]
     return "\n".join(lines)
+
+
+# --- the LLM extractor's answer ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"candidates": [], "candidates": [{"value": "x"}]}',
+        '{"candidates": [{"sentence_index": 9007199254740993}]}',
+        '{"candidates": [{"value": "\\ud800"}]}',
+        '{"candidates": [{"confidence": NaN}]}',
+    ],
+)
+def test_llm_answer__must_be_i_json(content: str) -> None:
+    from services.extractor.llm import Failure, LlmError, parse_candidates
+
+    with pytest.raises(LlmError) as caught:
+        parse_candidates(content)
+    assert caught.value.failure == Failure.MALFORMED_JSON
