@@ -64,7 +64,9 @@ def _sqlite_engine(url: str) -> Engine:
     database = make_url(url).database
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    engine = create_engine(
+        url, hide_parameters=True, connect_args={"timeout": 30, "check_same_thread": False}
+    )
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -95,6 +97,7 @@ def engine_for(url: str) -> Engine:
         return _sqlite_engine(url)
     return create_engine(
         url,
+        hide_parameters=True,  # no error message ever quotes a value (a secret, a message)
         pool_size=10,
         max_overflow=20,
         pool_pre_ping=True,

@@ -6,15 +6,97 @@ Every model forbids unknown keys: an extractor that invents a field is refused, 
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from functools import lru_cache
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from shared import ijson
+from shared.secrets import SecretKind, find_secrets
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # hide_input_in_errors: a ValidationError printed anywhere (a log, a terminal) shows
+    # where and why, never the submitted value, which may be a secret.
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
+
+
+# Ids, scope keys and extractor versions are names, not prose: one strict shape for all of
+# them keeps control characters, markup, NUL and whitespace-smuggled text out of every
+# key column, log line and URL (docs/decisions.md, "Hostile input").
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$"
+VERSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}$"  # llm-<model>: models name a path
+_ID = re.compile(ID_PATTERN)
+
+
+@lru_cache(maxsize=1024)  # tenant, subject, session ids and scope keys repeat turn after turn
+def _holds_secret(value: str, *, entropy_counts: bool) -> bool:
+    return any(entropy_counts or f.kind is not SecretKind.HIGH_ENTROPY for f in find_secrets(value))
+
+
+def _no_secret_id(value: str) -> str:
+    # Upstream systems mint random ids (msg_Zx81kLq0…): a high-entropy shape alone does not
+    # refuse an id; a vendor token, a card number or any other finding does.
+    if _holds_secret(value, entropy_counts=False):
+        raise PydanticCustomError("secret", "holds something that looks like a secret")
+    return value
+
+
+def _no_secret_version(value: str) -> str:
+    if _holds_secret(value, entropy_counts=True):
+        raise PydanticCustomError("secret", "holds something that looks like a secret")
+    return value
+
+
+def is_safe_id(value: object) -> bool:
+    """True when ``value`` may be stored or logged as an id (pattern and secret scan)."""
+    return (
+        isinstance(value, str)
+        and _ID.match(value) is not None
+        and not _holds_secret(value, entropy_counts=False)
+    )
+
+
+Id = Annotated[str, Field(pattern=ID_PATTERN), AfterValidator(_no_secret_id)]
+Version = Annotated[str, Field(pattern=VERSION_PATTERN), AfterValidator(_no_secret_version)]
+SafeInt = Annotated[int, Field(ge=0, le=ijson.MAX_SAFE_INTEGER)]
+
+# C0 controls other than tab, line feed, vertical tab, form feed and carriage return; and
+# lone surrogates, which no UTF-8 store can hold. NUL breaks PostgreSQL text; ESC and the
+# rest drive terminals and the review console; no conversation needs them.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\ud800-\udfff]")
+
+
+def _plain_text(value: str) -> str:
+    if _CONTROL.search(value):
+        raise PydanticCustomError(
+            "control_character", "holds NUL, another control character or a lone surrogate"
+        )
+    return value
+
+
+Text = Annotated[str, AfterValidator(_plain_text)]
+
+
+def _ijson_or_error(data: Any) -> Any:
+    try:
+        ijson.check_value(data)
+    except ijson.IJsonError as exc:
+        raise PydanticCustomError(str(exc.code), str(exc)) from None
+    return data
 
 
 class Role(StrEnum):
@@ -85,13 +167,13 @@ class MessageStatus(StrEnum):
 
 class Scope(Strict):
     kind: ScopeKind
-    key: str = Field(min_length=1, max_length=200)
+    key: Id
 
 
 class Evidence(Strict):
-    message_id: str = Field(min_length=1, max_length=200)
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
+    message_id: Id
+    start: SafeInt
+    end: SafeInt
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
     @classmethod
@@ -106,15 +188,20 @@ class Evidence(Strict):
 class Turn(Strict):
     """One conversation turn as ingested. Stored immutably with the sha256 of its text."""
 
-    tenant_id: str = Field(min_length=1, max_length=200)
-    subject_id: str = Field(min_length=1, max_length=200)
-    session_id: str = Field(min_length=1, max_length=200)
-    message_id: str = Field(min_length=1, max_length=200)
+    tenant_id: Id
+    subject_id: Id
+    session_id: Id
+    message_id: Id
     role: Role
     source: Source
-    text: str = Field(min_length=1)
+    text: Text = Field(min_length=1)
     created_at: AwareDatetime
-    author_id: str | None = Field(default=None, max_length=200)
+    author_id: Id | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def is_ijson(cls, data: Any) -> Any:
+        return _ijson_or_error(data)
 
     @property
     def author(self) -> str:
@@ -127,17 +214,23 @@ class Turn(Strict):
 class ProposalBody(Strict):
     """A MemoryProposal without its id: what an extractor fills in."""
 
-    tenant_id: str = Field(min_length=1, max_length=200)
-    subject_id: str = Field(min_length=1, max_length=200)
+    tenant_id: Id
+    subject_id: Id
     scope: Scope
     kind: MemoryKind
-    normalized_key: str = Field(min_length=1, max_length=200)
-    stable_candidate_ordinal: int = Field(ge=0)
+    normalized_key: Id
+    stable_candidate_ordinal: SafeInt
     value: Any
     evidence: Evidence
-    extractor_version: str = Field(min_length=1, max_length=100)
+    extractor_version: Version
     confidence: float = Field(ge=0.0, le=1.0)
     expires_at: AwareDatetime | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def is_ijson(cls, data: Any) -> Any:
+        """The whole submission inside I-JSON, whichever door it came through."""
+        return _ijson_or_error(data)
 
     @field_validator("value")
     @classmethod
@@ -177,3 +270,17 @@ class Topic(StrEnum):
     MEMORY_REVOKED = "memory.revoked"
     EVIDENCE_REVOKED = "evidence.revoked"
     EVIDENCE_SUPERSEDED = "evidence.superseded"
+
+
+def safe_error_fields(exc: ValidationError) -> list[str]:
+    """``"loc: type"`` for each error of ``exc``, safe to print or log: no input value, no
+    pydantic message (it may quote the input), and an unknown key (submitted text) is shown
+    as ``(unknown field)``."""
+    out = set()
+    for err in exc.errors(include_input=False, include_url=False):
+        loc = [str(part) for part in err.get("loc", ())]
+        if err.get("type") == "extra_forbidden" and loc:
+            loc[-1] = "(unknown field)"
+        kind = str(err.get("type", "invalid"))
+        out.add(".".join(loc) + ": " + kind if loc else kind)
+    return sorted(out)

@@ -129,7 +129,7 @@ def test_gate__forged_id_is_rejected_without_taking_the_honest_slot(
     [
         ({"evidence_sha256": "0" * 64}, "evidence_mismatch"),
         ({"end_past_text": True}, "evidence_mismatch"),
-        ({"tenant_id": "other-tenant"}, "evidence_missing"),
+        ({"tenant_id": "other-tenant"}, "message_not_found"),
         ({"subject_id": "someone-else"}, "cross_subject"),
         ({"normalized_key": "preference.system_prompt_override"}, "unknown_key"),
         ({"value": "yarn"}, "value_not_grounded"),

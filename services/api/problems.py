@@ -67,9 +67,12 @@ class HttpProblem(StarletteHTTPException):
     """A problem raised where only HTTPException passes through (e.g. while FastAPI reads
     the body), with its code kept."""
 
-    def __init__(self, status: int, detail: str, code: str) -> None:
+    def __init__(
+        self, status: int, detail: str, code: str, errors: list[dict[str, Any]] | None = None
+    ) -> None:
         super().__init__(status, detail)
         self.problem_code = code
+        self.problem_errors = errors
 
 
 def problem_response(
@@ -124,7 +127,8 @@ async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
     if detail == HTTPStatus(exc.status_code).phrase:
         detail = None
     code = getattr(exc, "problem_code", None)
-    return problem_response(exc.status_code, detail, code=code, headers=exc.headers)
+    errors = getattr(exc, "problem_errors", None)
+    return problem_response(exc.status_code, detail, code=code, errors=errors, headers=exc.headers)
 
 
 async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:

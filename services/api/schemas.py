@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from shared.models import MemoryProposal, Receipt, Turn
+from shared.models import Id, MemoryProposal, Receipt, Text, Turn
 
 HEX64 = r"^[0-9a-f]{64}$"
 
@@ -25,7 +25,7 @@ class Body(BaseModel):
     """A request body. NUL characters are refused anywhere in it: PostgreSQL text cannot hold
     them, and no conversation needs them."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -38,7 +38,7 @@ class Body(BaseModel):
 class TurnIn(Turn):
     """A turn; ``tenant_id`` may be left out and defaults to the caller's tenant."""
 
-    tenant_id: str | None = Field(default=None, min_length=1, max_length=200)  # type: ignore[assignment]
+    tenant_id: Id | None = None  # type: ignore[assignment]
 
 
 class TurnsIn(Body):
@@ -114,7 +114,7 @@ class RevokeOut(BaseModel):
 
 
 class RevisionIn(Body):
-    text: str = Field(min_length=1)
+    text: Text = Field(min_length=1)
 
 
 class RevisionOut(BaseModel):

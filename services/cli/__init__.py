@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from traceback import format_tb
 from typing import Any
 
+from pydantic import ValidationError
+from rich.markup import escape
+from sqlalchemy.exc import SQLAlchemyError
+
 from services.cli.api_cmds import cmd_api
-from services.cli.common import CliError, console
+from services.cli.common import CliError, err_console
 from services.cli.memory_cmds import (
     cmd_as_of,
     cmd_audit,
@@ -35,6 +40,9 @@ from services.cli.replay_cmds import add_replay_parser
 from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_principal, cmd_review
 from shared.config import get_settings
 from shared.logging import configure_logging as setup_logging
+from shared.models import safe_error_fields
+
+log = logging.getLogger("memwarden.cli")
 
 STAGES = ("extractor", "gate", "revalidation", "vector_sink")
 
@@ -150,16 +158,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. Every failure is one line on stderr, never a traceback and never a
+    value from the input: 2 for input the user can fix, 1 for anything else."""
     args = build_parser().parse_args(argv)
     configure_logging(get_settings().log_level, embedded=get_settings().embedded)
     try:
         return int(args.handler(args))
     except CliError as exc:
-        console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
-        return 2
-    except FileNotFoundError as exc:
-        console.print(f"[red]error:[/red] {exc.strerror}: {exc.filename}")
-        return 2
+        return _refuse(str(exc), 2)
+    except OSError as exc:
+        return _refuse(f"{exc.strerror or type(exc).__name__}: {exc.filename or ''}", 2)
+    except ValidationError as exc:
+        return _refuse(f"invalid input ({'; '.join(safe_error_fields(exc))})", 2)
+    except SQLAlchemyError as exc:
+        # The database's own message may quote a row (a unique key holding a message id).
+        return _refuse(f"the database refused the operation ({type(exc).__name__})", 1)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        # Frames only, at DEBUG: the exception's message may quote the input.
+        log.debug(
+            "%s in %s\n%s", type(exc).__name__, args.command, "".join(format_tb(exc.__traceback__))
+        )
+        return _refuse(f"internal error ({type(exc).__name__}); its message is not shown", 1)
+
+
+def _refuse(line: str, code: int) -> int:
+    err_console.print(f"[red]error:[/red] {escape(line)}", markup=True, highlight=False)
+    return code
 
 
 if __name__ == "__main__":

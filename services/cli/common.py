@@ -12,8 +12,11 @@ from rich.console import Console
 
 from shared.config import get_settings
 from shared.db import get_engine, migrate
+from shared.ijson import IJsonError, loads_strict
 
 console = Console()
+# Refusals go to stderr, one line each, so stdout stays the command's JSON.
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 class CliError(Exception):
@@ -31,19 +34,39 @@ def print_json(data: Any) -> None:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One I-JSON object per line (shared.ijson); a bad line refuses the whole file, naming
+    the line and the rule broken, never its content."""
     rows = []
-    with path.open(encoding="utf-8") as handle:
+    with path.open("rb") as handle:  # bytes: invalid UTF-8 is a refusal, not a traceback
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CliError(f"{path}:{number}: not JSON ({exc.msg})") from None
+                row = loads_strict(line)
+            except IJsonError as exc:
+                raise CliError(f"{path}:{number}: {exc.code}: {exc}") from None
             if not isinstance(row, dict):
                 raise CliError(f"{path}:{number}: expected a JSON object")
             rows.append(row)
     return rows
+
+
+def read_text_arg(text: str | None, path: Path | None) -> str:
+    """``--text`` or ``--file`` as message text: UTF-8, no control characters (shared.models
+    ``Text``), refused with a reason that quotes none of it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from shared.models import Text, safe_error_fields
+
+    if text is None and path is not None:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CliError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    try:
+        return TypeAdapter(Text).validate_python(text or "")
+    except ValidationError as exc:
+        raise CliError(f"text refused ({'; '.join(safe_error_fields(exc))})") from None
 
 
 def principal_from(args: argparse.Namespace, engine: Any) -> Any:

@@ -9,6 +9,7 @@ from services.cli.common import (
     drain_if_embedded,
     open_engine,
     print_json,
+    read_text_arg,
 )
 from shared.config import get_settings
 
@@ -70,7 +71,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_supersede(args: argparse.Namespace) -> int:
     from services.revalidation.commands import Refused, UnknownMessage, supersede_message
 
-    text = args.text if args.text is not None else args.file.read_text(encoding="utf-8")
+    text = read_text_arg(args.text, args.file)
     try:
         revision = supersede_message(
             args.tenant,

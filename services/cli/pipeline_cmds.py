@@ -31,7 +31,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from services.ingest.io import IngestRefused, ingest_turns
-    from shared.models import Turn
+    from shared.models import Turn, safe_error_fields
 
     rows = read_jsonl(args.file)
     turns = []
@@ -40,8 +40,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         try:
             turns.append(Turn.model_validate(row))
         except ValidationError as exc:
-            fields = sorted({".".join(map(str, e["loc"])) + ": " + e["type"] for e in exc.errors()})
-            raise CliError(f"{args.file} turn {number}: invalid ({'; '.join(fields)})") from None
+            fields = "; ".join(safe_error_fields(exc))
+            raise CliError(f"{args.file} turn {number}: invalid ({fields})") from None
     engine = open_engine()
     try:
         result = ingest_turns(

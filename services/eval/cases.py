@@ -7,6 +7,7 @@ written, so tenant/subject relations are kept.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,30 +64,49 @@ def turn_for(case: dict[str, Any], step: dict[str, Any], ns: Namespace) -> dict[
 
 
 def resolve_evidence(evidence: dict[str, Any], ns: Namespace) -> dict[str, Any]:
+    """The evidence as an extractor would send it. A quote resolves to its first occurrence.
+
+    Evidence that cannot resolve still goes to the gate, which judges it (SPEC §13 v1.1): a
+    message never sent is REJECTed ``message_not_found``; a quote absent from its message is
+    sent at offset 0 with the quote's own hash, so the gate finds the mismatch.
+    """
     message_id = evidence.get("message_id")
-    if message_id not in ns.texts:
-        raise CaseError(f"evidence names message {message_id!r}, which no earlier turn sent")
-    text = ns.texts[message_id]
+    text = ns.texts.get(message_id) if isinstance(message_id, str) else None
     if "quote" in evidence:
-        start = text.find(evidence["quote"])
-        if start < 0:
-            raise CaseError(f"quote not found in message {message_id!r}")
-        end = start + len(evidence["quote"])
+        quote = str(evidence["quote"])
+        start = text.find(quote) if text is not None else -1
+        start = max(start, 0)
+        end = start + len(quote)
+        sha = sha256_hex(quote)  # equals the span's hash whenever the quote was found
     else:
-        start, end = int(evidence["start"]), int(evidence["end"])
-    sha = evidence.get("sha256") or sha256_hex(text[max(start, 0) : max(end, 0)])
-    return {"message_id": ns.message(message_id), "start": start, "end": end, "sha256": sha}
+        start, end = evidence.get("start"), evidence.get("end")
+        sha = evidence.get("sha256")
+        if sha is None and isinstance(start, int) and isinstance(end, int):
+            sha = sha256_hex((text or "")[max(start, 0) : max(end, 0)])
+    return {
+        "message_id": ns.message(message_id) if isinstance(message_id, str) else message_id,
+        "start": start,
+        "end": end,
+        "sha256": sha,
+    }
 
 
 def proposal_for(step: dict[str, Any], ns: Namespace) -> dict[str, Any]:
-    """The proposal as the external extractor would send it, in the run's namespace."""
+    """The proposal as the external extractor would send it, in the run's namespace.
+
+    A proposal too malformed to hash is sent without an id: the gate REJECTs it
+    (``schema_invalid``), which is the result the case then judges.
+    """
     body = dict(step["proposal"])
     given_id = body.pop("proposal_id", None)
-    body["tenant_id"] = ns.tenant(body["tenant_id"])
-    body["evidence"] = resolve_evidence(body["evidence"], ns)
+    if isinstance(body.get("tenant_id"), str):
+        body["tenant_id"] = ns.tenant(body["tenant_id"])
+    if isinstance(body.get("evidence"), dict):
+        body["evidence"] = resolve_evidence(body["evidence"], ns)
     if given_id is not None:
         body["proposal_id"] = given_id  # sent verbatim: forged ids must reach the gate as-is
-    else:
+        return body
+    with contextlib.suppress(KeyError, TypeError, ValueError):
         body["proposal_id"] = proposal_id(
             proposal_identity(
                 tenant_id=body["tenant_id"],

@@ -15,11 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pydantic import ValidationError
 from sqlalchemy import Engine, String, cast, or_, select
 
 from services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
 from services.eval.judge import CaseResult, judge
-from services.eval.state import CaseState, read_state
+from services.eval.state import CaseState, ProposalView, read_state
 from services.extractor.io import extractor_version_scope, reextract_messages
 from services.gate.io import decide_batch
 from services.gate.review import ReviewRefused, approve, reject
@@ -29,7 +30,7 @@ from services.revalidation.commands import forget_message, revoke_message
 from shared.auth import Principal, Scope
 from shared.canonical import proposal_id as compute_id
 from shared.canonical import proposal_identity, sha256_hex
-from shared.models import Receipt, Turn
+from shared.models import Receipt, Turn, safe_error_fields
 from shared.schema import messages, metadata, processed_events
 
 
@@ -71,11 +72,14 @@ class CaseRun:
     turns: list[Turn] = field(default_factory=list)
     raws: list[dict[str, Any]] = field(default_factory=list)
     receipts: list[Receipt] = field(default_factory=list)
+    # one entry per approve/reject step, numbered among them: what the review said
+    reviews: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tenants(self) -> list[str]:
         own = self.ns.tenant(self.case["tenant_id"])
-        others = [r["tenant_id"] for r in self.raws if r["tenant_id"] != own]
+        named = [r.get("tenant_id") for r in self.raws]
+        others = [t for t in named if isinstance(t, str) and t != own]
         return list(dict.fromkeys([own, *others]))
 
     @property
@@ -118,6 +122,8 @@ def run_case(
             if "check" in step:
                 _checkpoint(run, result, step["check"], index, snapshots)
         _checkpoint(run, result, case["expect"], "final", snapshots)
+    except ValidationError as exc:  # a turn the models refuse: where and why, no value
+        result.error = f"ValidationError: {'; '.join(safe_error_fields(exc))}"
     except (CaseError, ReviewRefused, ValueError, LookupError) as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     return result
@@ -160,27 +166,41 @@ def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
     elif op == "forget":
         forget_message(tenant, message_id, engine=run.engine)
     elif op in ("approve", "reject"):
-        state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
-        pending = [
-            p
-            for p in state.proposals
-            if p.message_id == step["message_id"] and p.state == "pending"
-        ]
-        if not pending:
-            raise CaseError(f"{op}: nothing pending from message {step['message_id']!r}")
-        target = pending[-1]
+        _review(run, step, tenant)
+
+
+def _review(run: CaseRun, step: dict[str, Any], tenant: str) -> None:
+    """The owner confirms or rejects the newest candidate from the message. Nothing pending,
+    or a refused review (a tampered payload hash), is recorded and the case goes on
+    (SPEC §13 v1.1): the expectations judge the state it leaves."""
+    op = step["op"]
+    entry: dict[str, Any] = {
+        "review_step": len(run.reviews),
+        "op": op,
+        "message_id": step["message_id"],
+    }
+    run.reviews.append(entry)
+    state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
+    pending = [
+        p for p in state.proposals if p.message_id == step["message_id"] and p.state == "pending"
+    ]
+    if not pending:
+        entry.update(result="refused", reason="nothing_pending")
+        return
+    target = pending[-1]
+    entry["proposal_id"] = _case_proposal_id(run, target.proposal_id, target.identity)
+    payload = target.payload_hash
+    if step.get("tamper_payload_hash"):
+        payload = sha256_hex("tampered:" + payload)
+    try:
         if op == "reject":
             reject(reviewer(tenant), tenant, target.proposal_id, engine=run.engine)
-            return
-        payload = target.payload_hash
-        if step.get("tamper_payload_hash"):
-            payload = sha256_hex("tampered:" + payload)
-        try:
+        else:
             approve(reviewer(tenant), tenant, target.proposal_id, payload, engine=run.engine)
-        except ReviewRefused:
-            if not step.get("tamper_payload_hash"):
-                raise
-            # a tampered approval being refused is the behaviour under test
+    except ReviewRefused as exc:
+        entry.update(result="refused", reason=exc.code)
+        return
+    entry["result"] = "applied"
 
 
 def _checkpoint(
@@ -201,42 +221,83 @@ def _checkpoint(
 
 
 def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str, Any]:
-    steps_by_id = {raw["proposal_id"]: n for n, raw in enumerate(run.raws)}
+    """The state in the case's own ids. Proposals: one entry per proposal step, in step
+    order (SPEC §13 v1.1), then the built-in extractor's proposals with ``proposal_step``
+    null. A step whose proposal is stored shows the stored decision and state (an exact
+    replay shows the same as the first); a refused step (a conflicting payload under the
+    same id, a schema error) shows its own REJECT."""
+    stored = {p.proposal_id: p for p in state.proposals}
     proposals = []
-    for p in state.proposals:
-        proposals.append(
-            {
-                "proposal_step": steps_by_id.get(p.proposal_id),
-                "proposal_id": _case_proposal_id(run, p.proposal_id, p.identity),
-                "payload_hash": p.payload_hash,
-                "decision": p.decision,
-                "state": p.state,
-                "reasons": p.reasons,
-                "message_id": p.message_id,
-            }
-        )
-    recorded = {p.proposal_id for p in state.proposals}
     for n, (raw, receipt) in enumerate(zip(run.raws, run.receipts, strict=False)):
-        if receipt.side_effects.get("proposal_recorded") and raw["proposal_id"] in recorded:
+        p = stored.get(str(raw.get("proposal_id")))
+        if (
+            p is not None
+            and receipt.side_effects.get("proposal_recorded")
+            and (receipt.payload_hash == p.payload_hash)
+        ):
+            proposals.append(_stored_entry(run, p, n))
             continue
+        evidence = raw.get("evidence")
+        message_id = evidence.get("message_id") if isinstance(evidence, dict) else None
         proposals.append(
             {
                 "proposal_step": n,
-                "proposal_id": raw["proposal_id"],
+                "proposal_id": _step_proposal_id(run, raw),
                 "payload_hash": receipt.payload_hash,
                 "decision": receipt.decision.value,
                 "state": "rejected",
                 "reasons": receipt.reasons,
-                "message_id": run.ns.unmessage(raw["evidence"]["message_id"]),
+                "message_id": run.ns.unmessage(message_id) if isinstance(message_id, str) else None,
             }
         )
+    from_steps = {str(raw.get("proposal_id")) for raw in run.raws}
+    proposals += [
+        _stored_entry(run, p, None) for p in state.proposals if p.proposal_id not in from_steps
+    ]
     return {
         "case_id": run.case["id"],
         "checkpoint": checkpoint,
         "memories": [m.as_json() for m in state.memories],
         "proposals": proposals,
+        "reviews": list(run.reviews),
         "recall": state.recall,
     }
+
+
+def _stored_entry(run: CaseRun, p: ProposalView, step: int | None) -> dict[str, Any]:
+    return {
+        "proposal_step": step,
+        "proposal_id": _case_proposal_id(run, p.proposal_id, p.identity),
+        "payload_hash": p.payload_hash,
+        "decision": p.decision,
+        "state": p.state,
+        "reasons": p.reasons,
+        "message_id": p.message_id,
+    }
+
+
+def _step_proposal_id(run: CaseRun, raw: dict[str, Any]) -> Any:
+    """A refused step's id in the case's own ids when it was computed, verbatim otherwise."""
+    sent = raw.get("proposal_id")
+    if not isinstance(sent, str):
+        return sent
+    try:
+        evidence = raw["evidence"]
+        identity = proposal_identity(
+            tenant_id=raw["tenant_id"],
+            subject_id=raw["subject_id"],
+            scope=raw["scope"],
+            kind=raw["kind"],
+            normalized_key=raw["normalized_key"],
+            message_id=evidence["message_id"],
+            start=evidence["start"],
+            end=evidence["end"],
+            stable_candidate_ordinal=raw["stable_candidate_ordinal"],
+            extractor_version=raw["extractor_version"],
+        )
+        return _case_proposal_id(run, sent, identity)
+    except (KeyError, TypeError, ValueError):  # too malformed to hash: the gate said so
+        return sent
 
 
 def _case_proposal_id(run: CaseRun, stored_id: str, identity: dict[str, Any]) -> str:

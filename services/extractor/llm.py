@@ -16,7 +16,6 @@ seconds and tokens and stops gracefully. Nothing here logs message text or model
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import Counter
@@ -34,6 +33,7 @@ from services.extractor.llm_client import (
 from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
 from services.extractor.rules import is_owner_turn
 from shared.config import Settings
+from shared.ijson import loads_strict
 from shared.models import Evidence, MemoryKind, ProposalBody, Scope, ScopeKind, Turn
 from shared.registry import KeySpec, Registry, Sensitivity
 from shared.secrets import contains_secret
@@ -152,8 +152,8 @@ def chat_messages(
 def parse_candidates(content: str) -> list[Any]:
     """The ``candidates`` list of the model's answer; :class:`LlmError` when unusable."""
     try:
-        answer = json.loads(content)
-    except (ValueError, RecursionError):  # deep nesting raises RecursionError, not ValueError
+        answer = loads_strict(content)  # the model's words enter the pipeline: I-JSON only
+    except ValueError:  # IJsonError; nesting of any depth is refused, never a RecursionError
         raise LlmError(Failure.MALFORMED_JSON) from None
     if not isinstance(answer, dict) or not isinstance(answer.get("candidates"), list):
         raise LlmError(Failure.MALFORMED_OUTPUT)

@@ -82,7 +82,8 @@ def recompute_proposal_id(p: MemoryProposal) -> str:
 def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment) -> str | None:
     """The evidence sentence, or None after recording why it cannot be used."""
     if msg is None or msg.tenant_id != p.tenant_id:
-        a.reject.append("evidence_missing")
+        # Read by (tenant, message id): another tenant's message is as absent as none (§13).
+        a.reject.append("message_not_found")
         return None
     a.passed("evidence_found")
     if msg.status == MessageStatus.REVOKED:

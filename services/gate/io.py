@@ -17,7 +17,7 @@ from services.gate.checks import recompute_proposal_id
 from services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
 from shared.canonical import payload_hash
 from shared.db import get_engine, unit_of_work
-from shared.models import MemoryProposal, Receipt
+from shared.models import MemoryProposal, Receipt, safe_error_fields
 
 __all__ = ["GateContext", "decide_batch", "decide_many", "stored_receipt"]
 
@@ -67,9 +67,11 @@ def _verify(
         p = MemoryProposal.model_validate(raw)
     except ValidationError as exc:
         # Only field locations are kept: pydantic's messages would echo the input, secrets too.
-        fields = sorted({".".join(str(x) for x in err["loc"]) for err in exc.errors()})
-        log.info("proposal refused: schema_invalid fields=%s", fields)
-        out[index] = refuse(conn, raw, ["schema_invalid"], ctx, None, None)
+        # A secret in an id, scope key or extractor version is refused as one, unstored.
+        errors = exc.errors(include_input=False)
+        reasons = ["secret"] if any(e["type"] == "secret" for e in errors) else []
+        log.info("proposal refused: schema_invalid fields=%s", safe_error_fields(exc))
+        out[index] = refuse(conn, raw, [*reasons, "schema_invalid"], ctx, None, None)
         return None
     if recompute_proposal_id(p) != p.proposal_id:
         out[index] = refuse(conn, raw, ["proposal_id_mismatch"], ctx, p.proposal_id, None)

@@ -16,7 +16,7 @@ from shared import metrics
 from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
 from shared.config import get_settings
 from shared.db import dumps, insert_ignore, utcnow
-from shared.models import Decision, MemoryProposal, ProposalState, Receipt
+from shared.models import Decision, MemoryProposal, ProposalState, Receipt, is_safe_id
 from shared.registry import Registry, default_registry
 from shared.schema import receipts, rejected_submissions
 
@@ -145,7 +145,8 @@ def refuse(
     """REJECT a submission that cannot be keyed by a verified id; audited, never stored as a
     proposal (a forged id must not occupy the honest proposal's slot)."""
     tenant = raw.get("tenant_id") if isinstance(raw, dict) else None
-    tenant = tenant if isinstance(tenant, str) and tenant else "unknown"
+    # Only a well-formed tenant id is kept: a refused submission's field may be anything.
+    tenant = tenant if is_safe_id(tenant) else "unknown"
     receipt = Receipt(
         tenant_id=tenant,
         proposal_id=claimed_id or "",

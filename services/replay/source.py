@@ -8,7 +8,6 @@ never touches the store.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from shared.canonical import jcs, sha256_hex
-from shared.models import Turn
+from shared.ijson import IJsonError, loads_strict
+from shared.models import Turn, safe_error_fields
 
 BOM = b"\xef\xbb\xbf"
 
@@ -67,11 +67,9 @@ def parse_line(line: bytes, default_tenant: str | None) -> Turn | str:
     """The turn on one line, or why it is not one. The reason names fields and error types
     only: a line may hold a secret, and reasons end up in reports."""
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return f"not JSON ({exc.msg})"
-    except UnicodeDecodeError:
-        return "not UTF-8"
+        row = loads_strict(line)
+    except IJsonError as exc:
+        return f"not I-JSON: {exc.code}"
     if not isinstance(row, dict):
         return "not a JSON object"
     if default_tenant and not row.get("tenant_id"):
@@ -79,8 +77,7 @@ def parse_line(line: bytes, default_tenant: str | None) -> Turn | str:
     try:
         return Turn.model_validate(row)
     except ValidationError as exc:
-        fields = sorted({".".join(map(str, e["loc"])) + ": " + e["type"] for e in exc.errors()})
-        return "invalid turn (" + "; ".join(fields) + ")"
+        return "invalid turn (" + "; ".join(safe_error_fields(exc)) + ")"
 
 
 def read_batches(

@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from services.api.problems import Problem
+from services.api.strict_json import StrictJsonRoute
 
 STATIC = Path(__file__).resolve().parent.parent / "console"
 ASSETS = {
@@ -29,7 +30,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=StrictJsonRoute, include_in_schema=False)
 
 
 def _file(name: str, media_type: str) -> Response:

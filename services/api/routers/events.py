@@ -10,8 +10,14 @@ from services.api import problems, reads
 from services.api.schemas import EventsOut, WhoAmI
 from services.api.security import Authenticated, Reader
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 
-router = APIRouter(prefix="/v1", tags=["events"], responses=problems.responses(401, 403, 422))
+router = APIRouter(
+    route_class=StrictJsonRoute,
+    prefix="/v1",
+    tags=["events"],
+    responses=problems.responses(401, 403, 422),
+)
 
 
 @router.get("/events", response_model=EventsOut, summary="memory.committed / memory.revoked feed")

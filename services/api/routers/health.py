@@ -13,10 +13,11 @@ from services.api import problems
 from services.api.problems import problem_response
 from services.api.schemas import Health
 from services.api.state import ApiState, StateDep
+from services.api.strict_json import StrictJsonRoute
 
 log = logging.getLogger("memwarden.api")
 
-router = APIRouter(tags=["health"])
+router = APIRouter(route_class=StrictJsonRoute, tags=["health"])
 
 BROKER_TIMEOUT_SECONDS = 2.0
 

@@ -9,12 +9,18 @@ from services.api.problems import Problem
 from services.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut
 from services.api.security import Proposer
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from services.gate.io import GateContext, decide_batch
 from services.ingest.io import IngestRefused, ingest_turns
 from shared.auth import Principal
 from shared.models import Turn
 
-router = APIRouter(prefix="/v1", tags=["ingest"], responses=problems.responses(401, 403, 422))
+router = APIRouter(
+    route_class=StrictJsonRoute,
+    prefix="/v1",
+    tags=["ingest"],
+    responses=problems.responses(401, 403, 422),
+)
 
 
 def _same_tenant(principal: Principal, tenant_ids: list[str | None]) -> None:

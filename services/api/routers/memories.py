@@ -12,10 +12,16 @@ from services.api.problems import Problem
 from services.api.schemas import HEX64, RecallOut, VersionsOut
 from services.api.security import AnyScope, Reader
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from services.recall.query import recall
-from shared.models import Receipt, ScopeKind
+from shared.models import ID_PATTERN, Receipt, ScopeKind
 
-router = APIRouter(prefix="/v1", tags=["memories"], responses=problems.responses(401, 403, 422))
+router = APIRouter(
+    route_class=StrictJsonRoute,
+    prefix="/v1",
+    tags=["memories"],
+    responses=problems.responses(401, 403, 422),
+)
 
 
 class ReceiptResponse(Response):
@@ -28,13 +34,13 @@ class ReceiptResponse(Response):
     summary="What recall returns for a subject",
 )
 def get_recall(
-    subject_id: Annotated[str, Path(min_length=1, max_length=200)],
+    subject_id: Annotated[str, Path(pattern=ID_PATTERN)],
     state: StateDep,
     principal: Reader,
     query: Annotated[str | None, Query(max_length=2000)] = None,
     k: Annotated[int, Query(ge=1, le=100)] = 10,
     scope_kind: ScopeKind | None = None,
-    scope_key: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    scope_key: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
     purpose: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
 ) -> RecallOut:
     """Current committed versions whose evidence is still active, best first."""

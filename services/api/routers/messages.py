@@ -16,6 +16,7 @@ from services.api.problems import Problem
 from services.api.schemas import ForgetOut, RevisionIn, RevisionOut, RevokeOut
 from services.api.security import Proposer, Reviewer
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from services.revalidation.commands import (
     Refused,
     UnknownMessage,
@@ -23,12 +24,16 @@ from services.revalidation.commands import (
     revoke_message,
     supersede_message,
 )
+from shared.models import ID_PATTERN
 
 router = APIRouter(
-    prefix="/v1/messages", tags=["messages"], responses=problems.responses(401, 403, 404, 422)
+    route_class=StrictJsonRoute,
+    prefix="/v1/messages",
+    tags=["messages"],
+    responses=problems.responses(401, 403, 404, 422),
 )
 
-MessageId = Annotated[str, Path(min_length=1, max_length=200)]
+MessageId = Annotated[str, Path(pattern=ID_PATTERN)]
 
 
 def _unknown() -> Problem:

@@ -12,11 +12,15 @@ from services.api.problems import Problem
 from services.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
 from services.api.security import Reviewer
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from services.gate.review import ReviewRefused, approve, pending, reject
 from shared.auth import Forbidden
 
 router = APIRouter(
-    prefix="/v1/review", tags=["review"], responses=problems.responses(401, 403, 422)
+    route_class=StrictJsonRoute,
+    prefix="/v1/review",
+    tags=["review"],
+    responses=problems.responses(401, 403, 422),
 )
 
 ProposalId = Annotated[str, Path(pattern=HEX64, description="sha256 hex proposal id")]
