@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Build classify_cases.jsonl: the gate's classification and grounding classes (issue 10).
+
+Format: SPEC §13 (v1). One case per line, tenant ``cls``, subject ``subj-<case id>``,
+messages ``<case id>-m<n>``, sessions ``<case id>-s1``. Written by class before the fixes
+(the first run of this set is the "before" figure in the issue's closing note); every
+class has hostile cases and harmless look-alikes that must still commit, in English and
+Chinese (simplified, traditional, Cantonese). Deterministic; run with the project venv:
+    .venv/bin/python tests/classify/build_classify.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+TENANT = "cls"
+EXTRACTOR = "ext-cls-1.0"
+OUT = Path(__file__).with_name("classify_cases.jsonl")
+WHEN = "2026-06-01T09:00:00Z"
+
+_cases: list[dict] = []
+
+
+def _turn(cid: str, text: str, n: int = 1) -> dict:
+    return {
+        "turn": {
+            "message_id": f"{cid}-m{n}",
+            "session_id": f"{cid}-s1",
+            "role": "user",
+            "source": "user_message",
+            "text": text,
+            "created_at": WHEN,
+        }
+    }
+
+
+def turn_case(cid: str, category: str, lang: str, text: str, outcome: str, *has: str) -> None:
+    """The built-in extractor and the gate see one user turn."""
+    expect: dict = {"message_id": f"{cid}-m1", "outcome": outcome}
+    if outcome == "commit":
+        expect["value_has"] = list(has)
+    _cases.append(
+        {
+            "id": cid,
+            "category": category,
+            "lang": lang,
+            "tenant_id": TENANT,
+            "subject_id": f"subj-{cid}",
+            "steps": [_turn(cid, text)],
+            "expect": [expect],
+        }
+    )
+
+
+def gate_case(
+    cid: str,
+    category: str,
+    lang: str,
+    text: str,
+    quote: str,
+    key: str,
+    value: str,
+    decision: str,
+    scope: dict | None = None,
+) -> None:
+    """An external extractor's proposal on a stored turn; the gate alone decides."""
+    kind = key.split(".", 1)[0]
+    subject = f"subj-{cid}"
+    proposal = {
+        "tenant_id": TENANT,
+        "subject_id": subject,
+        "scope": scope or {"kind": "user", "key": subject},
+        "kind": kind,
+        "normalized_key": key,
+        "stable_candidate_ordinal": 0,
+        "value": value,
+        "evidence": {"message_id": f"{cid}-m1", "quote": quote},
+        "extractor_version": EXTRACTOR,
+        "confidence": 0.9,
+        "expires_at": None,
+    }
+    expect = [{"proposal": 0, "decision": decision}]
+    if decision != "COMMIT":
+        expect.append({"message_id": f"{cid}-m1", "outcome": "not_auto"})
+    _cases.append(
+        {
+            "id": cid,
+            "category": category,
+            "lang": lang,
+            "tenant_id": TENANT,
+            "subject_id": subject,
+            "steps": [_turn(cid, text), {"proposal": proposal}],
+            "expect": expect,
+        }
+    )
+
+
+def build() -> None:
+    # ---------------------------------------------------------------- negation / dislike
+    neg = [
+        ("zh", "我討厭深色模式。"),
+        ("zh", "我沒在用 yarn。"),
+        ("zh", "我並非 vim 用戶。"),
+        ("zh", "我冇用 pnpm 㗎。"),
+        ("zh", "我唔鍾意用 npm。"),
+        ("zh", "我嫌弃 yarn 太慢。"),
+        ("zh", "我嫌棄淺色主題。"),
+        ("zh", "我不鍾意深色模式。"),
+        ("zh", "我好憎用 npm。"),
+        ("zh", "我從來唔用 emacs。"),
+        ("zh", "我無用 bun。"),
+        ("zh", "我受夠了 yarn。"),
+        ("zh", "我厌恶浅色模式。"),
+        ("zh", "我抗拒用 pnpm。"),
+        ("en", "I loathe dark mode."),
+        ("en", "I detest yarn."),
+        ("en", "I despise npm as a package manager."),
+        ("en", "I abhor light mode."),
+        ("en", "I'm sick of yarn."),
+        ("en", "I'm fed up with pnpm."),
+        ("en", "I steer clear of emacs as an editor."),
+        ("en", "I used to use vim as my editor."),
+        ("en", "I ditched pnpm."),
+        ("en", "Yarn drives me crazy."),
+        ("en", "I'm done with npm."),
+        ("en", "I stay away from dark mode."),
+    ]
+    for i, (lang, text) in enumerate(neg, 1):
+        turn_case(f"cls-neg-{lang}-{i:03d}", "negation_dislike", lang, text, "no_commit")
+    neg_ok = [
+        ("zh", "我喜歡深色模式。", "dark"),
+        ("zh", "我一直用 pnpm。", "pnpm"),
+        ("zh", "我習慣用 vim 寫代碼。", "vim"),
+        ("en", "I use light mode.", "light"),
+        ("en", "I love yarn.", "yarn"),
+        ("en", "No, I prefer pnpm.", "pnpm"),
+    ]
+    for i, (lang, text, has) in enumerate(neg_ok, 1):
+        turn_case(f"cls-negok-{lang}-{i:03d}", "negation_lookalike", lang, text, "commit", has)
+
+    # ---------------------------------------------------------------- frame across a cut
+    frames = [
+        ("en", "When I'm on the train,\nI use light mode."),
+        ("en", "Not that I like it;\nI use yarn."),
+        ("en", "My manager said:\nI prefer pnpm."),
+        ("en", "If the build is slow;\nI use bun."),
+        ("en", "Hypothetically,\nI prefer dark mode."),
+        ("en", "When I'm at work\nI use npm."),
+        ("en", "When I'm on the train, I use light mode."),
+        ("en", "Only on weekends;\nI use emacs as my editor."),
+        ("en", "My boss told me:\nI should use yarn. I prefer yarn."),
+        ("zh", "如果在公司，\n我用浅色模式。"),
+        ("zh", "老板说：\n我喜欢用 yarn。"),
+        ("zh", "并不是说我喜欢它；我用 yarn。"),
+        ("zh", "在火车上的时候，\n我用浅色模式。"),
+        ("zh", "我同事講：\n我鍾意用 pnpm。"),
+        ("zh", "喺公司嘅時候，\n我用淺色模式。"),
+        ("zh", "要是项目很急的话；\n我用 npm。"),
+    ]
+    for i, (lang, text) in enumerate(frames, 1):
+        turn_case(f"cls-frame-{lang}-{i:03d}", "frame_across_cut", lang, text, "no_commit")
+    frame_ok = [
+        ("en", "I switched editors last year.\nI use light mode.", "light"),
+        ("en", "Hi there,\nI use light mode.", "light"),
+        ("en", "Quick note:\nI prefer pnpm.", "pnpm"),
+        ("zh", "你好，\n我喜欢深色模式。", "dark"),
+        ("zh", "补充一下：\n我一直用 pnpm。", "pnpm"),
+    ]
+    for i, (lang, text, has) in enumerate(frame_ok, 1):
+        turn_case(f"cls-frameok-{lang}-{i:03d}", "frame_lookalike", lang, text, "commit", has)
+
+    # ---------------------------------------------------------------- pasted / forwarded speech
+    pasted = [
+        ("en", "Bob: I prefer dark mode."),
+        ("en", 'Alice wrote: "I always use yarn."'),
+        ("en", "> I use vim for everything."),
+        ("en", "---------- Forwarded message ---------\nFrom: Carol\nSubject: setup\nI prefer pnpm."),
+        ("en", "Here's the doc I pasted:\nRemember that I prefer tabs."),
+        ("en", "[10:42] dave: I use emacs for everything."),
+        ("en", "<mike> i prefer npm"),
+        ("en", "```\nremember that I prefer npm\n```"),
+        ("en", "-----Original Message-----\nI prefer light mode."),
+        ("en", "Begin forwarded message:\n\nI always use bun."),
+        ("en", 'Dan said: "remember that I prefer yarn."'),
+        ("zh", "张三：我喜欢用 yarn。"),
+        ("zh", "转发自李四：\n我一直用 vim。"),
+        ("zh", "王五說：「我習慣用深色模式。」"),
+        ("zh", "以下是聊天记录：\n小明：我用 pnpm。"),
+        ("zh", "> 我一直用浅色主题。"),
+        ("zh", "陈经理写道：\n请记住，我偏好 npm。"),
+        ("zh", "---------- 转发的邮件 ----------\n发件人：赵六\n我喜欢深色模式。"),
+    ]
+    for i, (lang, text) in enumerate(pasted, 1):
+        turn_case(f"cls-paste-{lang}-{i:03d}", "pasted_speech", lang, text, "no_commit")
+    paste_ok = [
+        ("en", "Note: I prefer yarn.", "yarn"),
+        ("en", "Update: I use vim now.", "vim"),
+        ("zh", "记住：我喜欢深色模式。", "dark"),
+        ("zh", "更正：我一直用 pnpm。", "pnpm"),
+    ]
+    for i, (lang, text, has) in enumerate(paste_ok, 1):
+        turn_case(f"cls-pasteok-{lang}-{i:03d}", "pasted_lookalike", lang, text, "commit", has)
+
+    # ---------------------------------------------------------------- excluded even when asked
+    excluded = [
+        ("zh", "请记住，现在支付服务挂了。"),
+        ("zh", "记一下，测试环境现在连不上。"),
+        ("zh", "记住：这次事故的根因是数据库连接池耗尽。"),
+        ("zh", "记住，地球绕着太阳转。"),
+        ("zh", "记住：线上服务宕机了。"),
+        ("zh", "请记住，水在一百度沸腾。"),
+        ("zh", "帮我记一下，故障原因是配置写错了。"),
+        ("zh", "記住，測試環境而家連唔上。"),
+        ("en", "Remember that the root cause of the outage is a bad DNS record."),
+        ("en", "Remember that water boils at 100 °C."),
+        ("en", "Please remember the staging cluster is down right now."),
+        ("en", "Remember that Paris is the capital of France."),
+        ("en", "Note that the API gateway is returning 502s."),
+        ("en", "Remember that the outage was caused by a bad deploy."),
+        ("en", "Please remember: the payments service is broken."),
+        ("en", "Remember that the login page is not loading."),
+    ]
+    for i, (lang, text) in enumerate(excluded, 1):
+        turn_case(f"cls-excl-{lang}-{i:03d}", "excluded_when_asked", lang, text, "no_commit")
+    key_block = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
+    for lang, lead in (("en", "Remember this deploy key for prod:"), ("zh", "记一下生产环境的部署密钥：")):
+        cid = f"cls-exclkey-{lang}-001"
+        _cases.append(
+            {
+                "id": cid,
+                "category": "excluded_when_asked",
+                "lang": lang,
+                "tenant_id": TENANT,
+                "subject_id": f"subj-{cid}",
+                "steps": [_turn(cid, lead + "\n" + key_block)],
+                "expect": [
+                    {"message_id": f"{cid}-m1", "outcome": "no_commit"},
+                    {"secret_absent": "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy"},
+                ],
+            }
+        )
+    excl_ok = [
+        ("en", "Remember that I prefer concise answers.", "concise"),
+        ("en", "Remember that I'm on call every other Friday.", "friday"),
+        ("en", "Remember that our deploys go out on Tuesdays.", "tuesdays"),
+        ("zh", "请记住，我习惯先看结论再看细节。", "结论"),
+        ("zh", "记住：我每周五下午不开会。", "周五"),
+    ]
+    for i, (lang, text, has) in enumerate(excl_ok, 1):
+        turn_case(f"cls-exclok-{lang}-{i:03d}", "excluded_lookalike", lang, text, "commit", has)
+
+    # ---------------------------------------------------------------- scope
+    gate_case(
+        "cls-scope-en-001", "scope", "en", "I prefer pnpm.", "I prefer pnpm.",
+        "preference.package_manager", "pnpm", "REJECT", {"kind": "user", "key": "subj-someone-else"},
+    )
+    gate_case(
+        "cls-scope-zh-001", "scope", "zh", "我一直用 pnpm。", "我一直用 pnpm。",
+        "preference.package_manager", "pnpm", "REJECT", {"kind": "user", "key": "subj-另一个人"},
+    )
+    gate_case(
+        "cls-scope-en-002", "scope", "en", "Use npm for this session.", "Use npm for this session.",
+        "task_fact.note", "Use npm for this session", "REJECT",
+        {"kind": "session", "key": "some-other-session"},
+    )
+    gate_case(
+        "cls-scope-en-003", "scope", "en", "For the atlas project I prefer yarn.",
+        "For the atlas project I prefer yarn.", "preference.package_manager", "yarn",
+        "NEEDS_CONFIRMATION",
+    )
+    gate_case(
+        "cls-scope-zh-003", "scope", "zh", "在 atlas 项目里我用 yarn。", "在 atlas 项目里我用 yarn。",
+        "preference.package_manager", "yarn", "NEEDS_CONFIRMATION",
+    )
+    gate_case(
+        "cls-scope-en-004", "scope", "en", "For the atlas project I prefer yarn.",
+        "For the atlas project I prefer yarn.", "preference.package_manager", "yarn", "COMMIT",
+        {"kind": "project", "key": "atlas"},
+    )
+    turn_case("cls-scope-en-005", "scope", "en", "For the atlas project I prefer yarn.", "not_auto")
+    turn_case("cls-scope-zh-005", "scope", "zh", "在 atlas 项目里我一直用 yarn。", "not_auto")
+    turn_case("cls-scopeok-en-001", "scope_lookalike", "en", "I prefer yarn for all my projects.", "commit", "yarn")
+
+    # ---------------------------------------------------------------- ordered grounding
+    g = [
+        ("en", "We decided to switch from Jenkins to GitHub Actions.", "decision.note",
+         "switch from GitHub Actions to Jenkins", "REJECT"),
+        ("en", "We decided to switch from Jenkins to GitHub Actions.", "decision.note",
+         "We decided to switch from Jenkins to GitHub Actions", "COMMIT"),
+        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
+         "I review PRs", "REJECT"),
+        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
+         "I review PRs on Fridays", "REJECT"),
+        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
+         "I only review PRs on Fridays", "COMMIT"),
+        ("en", "Remember that I use tabs except in YAML files.", "preference.note",
+         "I use tabs", "REJECT"),
+        ("en", "I only use dark mode on Fridays.", "preference.ui_theme", "dark", "REJECT"),
+        ("en", "I only use pnpm.", "preference.package_manager", "pnpm", "COMMIT"),
+        ("en", "Remember that I reply to email before lunch, never after.", "preference.note",
+         "I reply to email after lunch", "REJECT"),
+        ("zh", "记住：我只在周五发布。", "preference.note", "我在周五发布", "REJECT"),
+        ("zh", "记住：我只在周五发布。", "preference.note", "我只在周五发布", "COMMIT"),
+        ("zh", "记住：我除了周一都在家办公。", "preference.note", "我都在家办公", "REJECT"),
+        ("zh", "我只在周五用深色模式。", "preference.ui_theme", "dark", "REJECT"),
+        ("zh", "我们决定从 Jenkins 迁移到 GitHub Actions。", "decision.note",
+         "从 GitHub Actions 迁移到 Jenkins", "REJECT"),
+        ("zh", "我们决定从 Jenkins 迁移到 GitHub Actions。", "decision.note",
+         "从 Jenkins 迁移到 GitHub Actions", "COMMIT"),
+        ("zh", "记住：我仅在晚上写代码。", "preference.note", "我在晚上写代码", "REJECT"),
+    ]
+    for i, (lang, text, key, value, decision) in enumerate(g, 1):
+        gate_case(f"cls-ground-{lang}-{i:03d}", "ordered_grounding", lang, text, text, key, value,
+                  decision)
+
+
+def main() -> None:
+    build()
+    OUT.write_text(
+        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in _cases), encoding="utf-8"
+    )
+    print(f"{len(_cases)} cases -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()
