@@ -122,6 +122,16 @@ EN_NEGATED = (
     r"\b\w+n't\b",
     # a negative attitude turns the mentioned value into its opposite ("I hate dark mode")
     r"\b(?:dislikes?|hates?|can't stand|avoids?|stopped|quit|gave up|switched away from)\b",
+    # the same attitude in other words: aversion verbs, being tired of something, leaving it
+    r"\b(?:loath(?:e|es|ing)|detest(?:s|ing)?|despis(?:e|es|ing)|abhor(?:s|ring)?|resent(?:s)?"
+    r"|can(?:'t|not) bear|(?:sick|tired|weary) of|fed up|done with|over it|averse to"
+    r"|(?:steer|stay|keep|kept|stayed|steered) (?:clear of|away from)|object to"
+    r"|(?:ditch|drop|abandon|uninstall|dump|scrap)(?:ped|ed)\b|got rid of|moved (?:away|off)"
+    r"|walked away from|turned away from|give up on|pass on|can do without|anything but"
+    r"|drives? me (?:crazy|nuts|mad|insane|up the wall)|(?:annoys?|bugs|irritates?|frustrates?"
+    r"|infuriates?) me|ugh|yuck|eww|meh|ex-\w+ user)\b",
+    # a habit that ended: "I used to use vim" (but "I'm used to vim" is a present habit)
+    r"(?<!'m )(?<!\bam )(?<!\bget )(?<!\bgot )(?<!\bbe )(?<!\bbeen )(?<!getting )\bused to\b",
 )
 EN_ONE_TIME = (
     r"\bthis time\b",
@@ -285,7 +295,15 @@ ZH_NEGATION_EXEMPT = (
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
     r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
 )
-ZH_NEGATED = (r"不|没|别|未|勿|莫|甭|无法|讨厌|反感|拒绝|并非|停用|弃用|戒掉",)
+ZH_NEGATED = (
+    r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
+    # every text is folded to simplified first (shared.textfold.to_simplified), so 討厭, 沒 and
+    # 並非 meet these cues too; Cantonese: 唔 (not), 冇 (have not), 咪 (don't), 憎 (hate)
+    r"唔(?!该|紧要)|冇|咪(?:用|开|搞|再|理)|憎|(?<!请)无(?!论|限|线|缝|人机|头|服务器|障碍|损|敌|聊)",
+    # aversion and leaving something behind
+    r"厌恶|厌烦|厌倦|嫌(?!疑)|恨|受够|抗拒|抵触|排斥|鄙视|看不惯|烦死|戒(?:了|咗|掉)|丢掉|换掉|卸载"
+    r"|弃坑",
+)
 ZH_ONE_TIME = (
     r"这次|这一次|这回|本次|此次|这一回|暂时|临时|暂且|姑且|今天先|今天就|这个任务|本任务"
     r"|这个会话|本会话|当前任务|一次性|先这样",
@@ -339,3 +357,150 @@ ZH_TRANSIENT = (
     r"此刻|这会儿|眼下|刚刚|刚才|这几天|这两天|这周|本周|这个星期|出差|临时目录|临时文件|/tmp/",
 )
 ZH_ROOT_CAUSE = (r"导致|引起|造成|引发|原因|根因|归因|怪罪",)
+
+
+# --------------------------------------------------------------------------- issue 10 classes
+
+# Incidents are states of a system, true for hours: never a memory, even when asked (seed 004
+# "瞬时的故障状态"). Matched anywhere in the sentence.
+EN_INCIDENT = (
+    r"\b(?:is|are|was|were|went|goes|gone|has gone|keeps?|kept)\s+(?:\w+ly\s+)?(?:down|offline"
+    r"|broken|unreachable|unavailable|degraded|failing|flaky|erroring|timing out|crashing"
+    r"|hanging|on fire|not (?:working|loading|responding|reachable|starting|building))\b",
+    r"\b(?:outage|downtime|incident|sev ?[0-3]|returning (?:5\d\d|errors?)|5\d\d(?:s| errors?)"
+    r"|throwing (?:errors?|exceptions?|5\d\d)|crash(?:ed|es)"
+    r"|can(?:'t|not) (?:connect|reach|log ?in)"
+    r"|(?:won't|doesn't|isn't|can't) (?:start|load|connect|build|work|working|loading|respond)"
+    r"|blew up|fell over)\b",
+)
+ZH_INCIDENT = (
+    r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
+    r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)(?:错误|了)?|出(?:问题|事)了|跑不起来|起不来"
+    r"|无法(?:访问|连接|登录|启动|使用)|坏了|不能用了?|用不了|爆了|死咗|冧咗|唔work|告警",
+)
+# Root-cause claims about an incident are excluded whatever their certainty (seed 004
+# "未证实的根因"): the memory would outlive the post-mortem that corrects it.
+EN_ROOT_CAUSE_CLAIM = (
+    r"\broot[- ]?caus(?:e|ed|es)\b|\bpost-?mortem\b",
+    r"\b(?:was|is|were|are) (?:caused|triggered) by\b",
+    r"\bcaused (?:the|this|that|our|an?) (?:\w+ )?(?:outage|incident|crash|failure|bug|error"
+    r"|downtime|regression)\b",
+    r"\b(?:outage|incident|crash|failure|downtime|regression|breakage) (?:was|is) "
+    r"(?:due to|because of|from)\b",
+    r"\bthe cause of (?:the|this|that|our|last|yesterday's) \w+",
+)
+ZH_ROOT_CAUSE_CLAIM = (
+    r"根因|根本原因|罪魁祸首|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
+    r"导致了?(?:这次|上次|那次)?(?:故障|宕机|事故|报错|服务|线上|挂|崩|超时|不可用)",
+    r"(?:引起|造成|引发)(?:了)?(?:这次|上次|那次)?的?(?:故障|宕机|事故|报错|崩溃)",
+)
+
+# Who a claim is about. A remember-note must be about its owner (I, we) or tell the assistant
+# how to act (you, an imperative); "remember that water boils at 100 °C" is neither.
+EN_ABOUT_OWNER = (
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us|let's|you|your"
+    r"|yours)\b",
+    # an imperative addressed to the assistant
+    r"^(?:please\s+)?(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
+    r"|speak|keep|avoid|prefer|give|show|put|add|include|skip|format|ask|tell|send|make|run"
+    r"|check|default|stick|start|end|wrap|sign|be|stop|remind|mention|suggest|try)\b",
+)
+ZH_ABOUT_OWNER = (
+    r"我|咱|俺|本人|你|您",
+    r"^(?:请|以后|今后|一律|总是|每次|永远|别|不要|不用|用|使用|回复|回答|叫|称呼|写|说|讲"
+    r"|给|先|提醒|记得|保持|避免)",
+)
+
+# A condition that restricts the claim to some situation: "When I'm on the train, I use light
+# mode" says nothing about the owner's theme elsewhere. The condition must then survive into
+# the value (grounding) or the claim is not durable.
+EN_CONDITION = (
+    r"^(?:only\s+)?(?:when(?:ever)?|while|once|as long as|unless|until|whilst)\b",
+    r"^(?:only\s+)?(?:at (?:work|the office|home|night|school|the weekend)"
+    r"|on (?:the )?(?:weekends?|weekdays?|workdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+    r"|train|bus|plane|subway|road|go)"
+    r"|in (?:the )?(?:mornings?|evenings?|afternoons?|office|summer|winter)|during\b)",
+    r"\bonly (?:when|on|at|in|during|for|if|while|after|before|with)\b",
+    r"\b(?:except|unless|but not) (?:when|on|at|in|for|during|if|while)\b",
+)
+ZH_CONDITION = (
+    r"^(?:只有|只要|除非|一旦|每当|当|在)?[^，,。；;]{0,16}?(?:的时候|时候|之时|期间|嘅时候)",
+    r"^(?:只有|只要|除非|一旦|当)",
+    r"^(?:在|喺)(?:公司|家|家里|办公室|学校|外面|路上|火车上|地铁上|飞机上|车上)",
+    r"^(?:上班|下班|周末|工作日|晚上|早上|白天|夜里|平日|假期|出差)",
+    r"(?:只|仅)(?:在|有|于)|除了",
+)
+
+# A sentence that ends where something else begins: "My manager said:", "When I'm on the
+# train,". The segmenter cuts at line breaks and semicolons, so a frame can sit alone on the
+# line before the claim it governs.
+OPEN_FRAME_END = r"[,:;，：；、—–-]\s*$"
+# A line that opens a pasted or forwarded block: everything after it is someone else's text.
+EN_FORWARD_MARKER = (
+    r"forwarded message|original message|begin forwarded message|forwarded from"
+    r"|^-{2,}\s*(?:forwarded|original)|^(?:from|sent|to|cc|subject|date|reply-to|fwd?|fw)\s*:",
+)
+ZH_FORWARD_MARKER = (
+    r"转发(?:的)?(?:邮件|消息)|转发自|原始邮件|原邮件|^(?:发件人|收件人|抄送|主题|日期|发送时间|时间)\s*:",
+)
+# A frame that introduces pasted text or somebody's words; the lines after it, up to a blank
+# line, are reported speech.
+EN_PASTE_FRAME = (
+    r"\b(?:here(?:'s| is| are)|below is|pasted|pasting|copied|copying|quoting|quote from"
+    r"|forwarding|excerpt|transcript|chat log|log from|from the (?:doc|docs|readme|wiki|email"
+    r"|ticket|thread|article|page|post|file)|the (?:doc|docs|readme|wiki|email|ticket|thread"
+    r"|article|page|post|file|message|note) says|it says|they wrote|(?:he|she) wrote)\b",
+    r"\b(?:said|says|wrote|writes|posted|commented|replied|asked|texted|messaged|emailed"
+    r"|told me|tells me|mentioned|added|answered)\s*$",
+)
+ZH_PASTE_FRAME = (
+    r"以下是|如下|下面是|转发|原文|聊天记录|摘录|摘自|引用|贴一下|粘贴|复制|文档里?(?:写|说)"
+    r"|(?:说|讲|话|写道|写|回复|回答|问|表示|提到|告诉我|发来|留言)\s*$",
+)
+# "Bob: …", "[10:42] dave: …", "<mike> …", "张三：…": a chat-log line. A label that is a
+# remember-cue, a correction or a setting name is the owner's own heading instead.
+CHAT_LABEL = (
+    r"^\s*(?:\[[^\]]{1,24}\]\s*)?(?:<([^<>]{1,32})>"
+    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2})\s*[:：]"
+    r"|([\u4e00-\u9fff·]{1,8})\s*[:：])"
+)
+SELF_LABEL = (
+    r"^(?:note|notes|update|updated|correction|fyi|ps|pps|p\.s|reminder|remember|important"
+    r"|edit|context|background|btw|tl;?dr|summary|recap|decision|preference|preferences|todo"
+    r"|me|answer|question|also|and|oh|ok|okay|so|actually|info|nb|n\.b|hi|hey|hello|yes|no"
+    r"|well|anyway|again|editor|ide|theme|language|timezone|name|style|shell|os|setup|rule"
+    r"|rules|policy|plan|goal|status|tip|idea|reason|problem|issue|result|conclusion|warning"
+    r"|caveat|disclaimer|bonus|first|second|third|finally|lastly|i)$",
+    r"^(?:请?(?:帮我)?记(?:住|下|一下|着)|备注|备忘|注意|注|更正|纠正|补充|说明|提醒|提示|重要|重点|要点"
+    r"|决定|偏好|更新|另外|还有|对了|顺便|总结|结论|背景|前提|需求|目标|计划|问题|答案|原因|状态"
+    r"|进展|总之|其实|然后|首先|其次|最后|我|本人|你好|您好|嗯|好的|是的|不是|编辑器|主题|语言|时区"
+    r"|包管理器|名字|设置|规则|原则|要求|习惯|说一下|同步一下|交代一下)$",
+)
+# Who a label names: a person word, or an attribution verb at its end ("陈经理写道", "Dan said").
+LABEL_ATTRIBUTION = (
+    r"\b(?:wrote|writes|said|says|asked|asks|replied|replies|posted|commented|texted|messaged"
+    r"|answered|added)$",
+    r"(?<!我)(?<!一下)(?:说|讲|话|写道|写|问|回复|回答|表示|留言|发来)$",
+)
+# A project named in the sentence scopes the claim to that project (SPEC §5, issue 10).
+EN_PROJECT = (
+    # "for" scopes wherever it stands; "in/on/across" only when it opens the sentence ("In the
+    # atlas repo I use yarn"), not as a place ("tickets live in the PLAT Jira project")
+    r"\b(?:for|within|inside)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
+    r"\b(?:for|within|inside)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
+    r"|repository|codebase|monorepo)\b(?!s)",
+    r"^(?:in|on|across)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
+    r"|repository|codebase|monorepo)\b(?!s)",
+    r"^(?:in|on|across)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
+)
+ZH_PROJECT = (
+    # the same for Chinese: the project opens the sentence or a clause ("在 atlas 项目里我用
+    # yarn", "atlas 项目里，…"), never "配置放在 dotfiles 仓库里"
+    r"(?:^|[,，;；])\s*(?:在|对于|针对|关于|喺)?\s*(?P<name>[A-Za-z0-9][\w.-]*|[\u4e00-\u9fff]{1,6}?)"
+    r"\s*(?:这个)?(?:项目|仓库|代码库|工程)(?:里|中|上|里面|当中|下|的话|嘅话)?",
+)
+# Words that make "project" general rather than one project: "for all my projects".
+PROJECT_GENERIC = (
+    r"^(?:all|any|every|each|my|our|other|side|personal|same|new|these|those|most|some|many"
+    r"|your|their|his|her|work|of)\b|(?:所有|每个|任何|各个|个人|其他|我的|全部|我们的|别的|一些|各|每)",
+)

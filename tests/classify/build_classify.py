@@ -18,6 +18,8 @@ TENANT = "cls"
 EXTRACTOR = "ext-cls-1.0"
 OUT = Path(__file__).with_name("classify_cases.jsonl")
 WHEN = "2026-06-01T09:00:00Z"
+# a synthetic key line (random, never real); the whole block must never reach the store
+KEY_BODY = "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy"
 
 _cases: list[dict] = []
 
@@ -175,7 +177,10 @@ def build() -> None:
         ("en", "Bob: I prefer dark mode."),
         ("en", 'Alice wrote: "I always use yarn."'),
         ("en", "> I use vim for everything."),
-        ("en", "---------- Forwarded message ---------\nFrom: Carol\nSubject: setup\nI prefer pnpm."),
+        (
+            "en",
+            "---------- Forwarded message ---------\nFrom: Carol\nSubject: setup\nI prefer pnpm.",
+        ),
         ("en", "Here's the doc I pasted:\nRemember that I prefer tabs."),
         ("en", "[10:42] dave: I use emacs for everything."),
         ("en", "<mike> i prefer npm"),
@@ -226,10 +231,13 @@ def build() -> None:
     key_block = (
         "-----BEGIN OPENSSH PRIVATE KEY-----\n"
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
-        "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy\n"
+        f"{KEY_BODY}\n"
         "-----END OPENSSH PRIVATE KEY-----"
     )
-    for lang, lead in (("en", "Remember this deploy key for prod:"), ("zh", "记一下生产环境的部署密钥：")):
+    for lang, lead in (
+        ("en", "Remember this deploy key for prod:"),
+        ("zh", "记一下生产环境的部署密钥："),
+    ):
         cid = f"cls-exclkey-{lang}-001"
         _cases.append(
             {
@@ -241,7 +249,7 @@ def build() -> None:
                 "steps": [_turn(cid, lead + "\n" + key_block)],
                 "expect": [
                     {"message_id": f"{cid}-m1", "outcome": "no_commit"},
-                    {"secret_absent": "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy"},
+                    {"secret_absent": KEY_BODY},
                 ],
             }
         )
@@ -257,67 +265,164 @@ def build() -> None:
 
     # ---------------------------------------------------------------- scope
     gate_case(
-        "cls-scope-en-001", "scope", "en", "I prefer pnpm.", "I prefer pnpm.",
-        "preference.package_manager", "pnpm", "REJECT", {"kind": "user", "key": "subj-someone-else"},
+        "cls-scope-en-001",
+        "scope",
+        "en",
+        "I prefer pnpm.",
+        "I prefer pnpm.",
+        "preference.package_manager",
+        "pnpm",
+        "REJECT",
+        {"kind": "user", "key": "subj-someone-else"},
     )
     gate_case(
-        "cls-scope-zh-001", "scope", "zh", "我一直用 pnpm。", "我一直用 pnpm。",
-        "preference.package_manager", "pnpm", "REJECT", {"kind": "user", "key": "subj-另一个人"},
+        "cls-scope-zh-001",
+        "scope",
+        "zh",
+        "我一直用 pnpm。",
+        "我一直用 pnpm。",
+        "preference.package_manager",
+        "pnpm",
+        "REJECT",
+        {"kind": "user", "key": "subj-另一个人"},
     )
     gate_case(
-        "cls-scope-en-002", "scope", "en", "Use npm for this session.", "Use npm for this session.",
-        "task_fact.note", "Use npm for this session", "REJECT",
+        "cls-scope-en-002",
+        "scope",
+        "en",
+        "Use npm for this session.",
+        "Use npm for this session.",
+        "task_fact.note",
+        "Use npm for this session",
+        "REJECT",
         {"kind": "session", "key": "some-other-session"},
     )
     gate_case(
-        "cls-scope-en-003", "scope", "en", "For the atlas project I prefer yarn.",
-        "For the atlas project I prefer yarn.", "preference.package_manager", "yarn",
+        "cls-scope-en-003",
+        "scope",
+        "en",
+        "For the atlas project I prefer yarn.",
+        "For the atlas project I prefer yarn.",
+        "preference.package_manager",
+        "yarn",
         "NEEDS_CONFIRMATION",
     )
     gate_case(
-        "cls-scope-zh-003", "scope", "zh", "在 atlas 项目里我用 yarn。", "在 atlas 项目里我用 yarn。",
-        "preference.package_manager", "yarn", "NEEDS_CONFIRMATION",
+        "cls-scope-zh-003",
+        "scope",
+        "zh",
+        "在 atlas 项目里我用 yarn。",
+        "在 atlas 项目里我用 yarn。",
+        "preference.package_manager",
+        "yarn",
+        "NEEDS_CONFIRMATION",
     )
     gate_case(
-        "cls-scope-en-004", "scope", "en", "For the atlas project I prefer yarn.",
-        "For the atlas project I prefer yarn.", "preference.package_manager", "yarn", "COMMIT",
+        "cls-scope-en-004",
+        "scope",
+        "en",
+        "For the atlas project I prefer yarn.",
+        "For the atlas project I prefer yarn.",
+        "preference.package_manager",
+        "yarn",
+        "COMMIT",
         {"kind": "project", "key": "atlas"},
     )
     turn_case("cls-scope-en-005", "scope", "en", "For the atlas project I prefer yarn.", "not_auto")
     turn_case("cls-scope-zh-005", "scope", "zh", "在 atlas 项目里我一直用 yarn。", "not_auto")
-    turn_case("cls-scopeok-en-001", "scope_lookalike", "en", "I prefer yarn for all my projects.", "commit", "yarn")
+    turn_case(
+        "cls-scopeok-en-001",
+        "scope_lookalike",
+        "en",
+        "I prefer yarn for all my projects.",
+        "commit",
+        "yarn",
+    )
 
     # ---------------------------------------------------------------- ordered grounding
     g = [
-        ("en", "We decided to switch from Jenkins to GitHub Actions.", "decision.note",
-         "switch from GitHub Actions to Jenkins", "REJECT"),
-        ("en", "We decided to switch from Jenkins to GitHub Actions.", "decision.note",
-         "We decided to switch from Jenkins to GitHub Actions", "COMMIT"),
-        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
-         "I review PRs", "REJECT"),
-        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
-         "I review PRs on Fridays", "REJECT"),
-        ("en", "Remember that I only review PRs on Fridays.", "preference.note",
-         "I only review PRs on Fridays", "COMMIT"),
-        ("en", "Remember that I use tabs except in YAML files.", "preference.note",
-         "I use tabs", "REJECT"),
+        (
+            "en",
+            "We decided to switch from Jenkins to GitHub Actions.",
+            "decision.note",
+            "switch from GitHub Actions to Jenkins",
+            "REJECT",
+        ),
+        (
+            "en",
+            "We decided to switch from Jenkins to GitHub Actions.",
+            "decision.note",
+            "We decided to switch from Jenkins to GitHub Actions",
+            "COMMIT",
+        ),
+        (
+            "en",
+            "Remember that I only review PRs on Fridays.",
+            "preference.note",
+            "I review PRs",
+            "REJECT",
+        ),
+        (
+            "en",
+            "Remember that I only review PRs on Fridays.",
+            "preference.note",
+            "I review PRs on Fridays",
+            "REJECT",
+        ),
+        (
+            "en",
+            "Remember that I only review PRs on Fridays.",
+            "preference.note",
+            "I only review PRs on Fridays",
+            "COMMIT",
+        ),
+        (
+            "en",
+            "Remember that I use tabs except in YAML files.",
+            "preference.note",
+            "I use tabs",
+            "REJECT",
+        ),
         ("en", "I only use dark mode on Fridays.", "preference.ui_theme", "dark", "REJECT"),
         ("en", "I only use pnpm.", "preference.package_manager", "pnpm", "COMMIT"),
-        ("en", "Remember that I reply to email before lunch, never after.", "preference.note",
-         "I reply to email after lunch", "REJECT"),
+        (
+            "en",
+            "Remember that I reply to email before lunch, never after.",
+            "preference.note",
+            "I reply to email after lunch",
+            "REJECT",
+        ),
         ("zh", "记住：我只在周五发布。", "preference.note", "我在周五发布", "REJECT"),
         ("zh", "记住：我只在周五发布。", "preference.note", "我只在周五发布", "COMMIT"),
         ("zh", "记住：我除了周一都在家办公。", "preference.note", "我都在家办公", "REJECT"),
         ("zh", "我只在周五用深色模式。", "preference.ui_theme", "dark", "REJECT"),
-        ("zh", "我们决定从 Jenkins 迁移到 GitHub Actions。", "decision.note",
-         "从 GitHub Actions 迁移到 Jenkins", "REJECT"),
-        ("zh", "我们决定从 Jenkins 迁移到 GitHub Actions。", "decision.note",
-         "从 Jenkins 迁移到 GitHub Actions", "COMMIT"),
+        (
+            "zh",
+            "我们决定从 Jenkins 迁移到 GitHub Actions。",
+            "decision.note",
+            "从 GitHub Actions 迁移到 Jenkins",
+            "REJECT",
+        ),
+        (
+            "zh",
+            "我们决定从 Jenkins 迁移到 GitHub Actions。",
+            "decision.note",
+            "从 Jenkins 迁移到 GitHub Actions",
+            "COMMIT",
+        ),
         ("zh", "记住：我仅在晚上写代码。", "preference.note", "我在晚上写代码", "REJECT"),
     ]
     for i, (lang, text, key, value, decision) in enumerate(g, 1):
-        gate_case(f"cls-ground-{lang}-{i:03d}", "ordered_grounding", lang, text, text, key, value,
-                  decision)
+        gate_case(
+            f"cls-ground-{lang}-{i:03d}",
+            "ordered_grounding",
+            lang,
+            text,
+            text,
+            key,
+            value,
+            decision,
+        )
 
 
 def main() -> None:
