@@ -146,8 +146,12 @@ _LABEL_ATTRIBUTION = _rx(cues.LABEL_ATTRIBUTION)
 _CAPITALISED_NAME = re.compile(r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?")
 _ZH_NAME_SHAPED = re.compile(r"[\u4e00-\u9fff·]{2,3}")
 _QUOTED_SPEECH = re.compile(
+    # someone said "…" / 某人说「…」
     r"(?<!\bi )\b(?:wrote|writes|said|says|posted|replied|texted|messaged|commented)\s*[:,]?\s*"
     r"[\"“「『]|(?<!我)(?:说|讲|话|写道)\s*[:：]?\s*[\"“「『]"
+    # "…," Alice wrote / 「…」，小王说
+    r"|^[\"“「『][^\"”」』]{1,300}[\"”」』]\s*[,，.。]?\s*(?!i\b|我)[^\s,，。.]{1,24}"
+    r"(?:\s+\w+){0,2}?\s*(?:wrote|writes|said|says|replied|posted|told me|说|讲|话|写道|表示)"
 )
 _PROJECT = tuple(re.compile(p) for p in cues.EN_PROJECT + cues.ZH_PROJECT)
 _PROJECT_GENERIC = _rx(cues.PROJECT_GENERIC)
@@ -298,13 +302,17 @@ def _reported_label(raw: str) -> bool:
     if m is None or raw[m.end() : m.end() + 2] == "//":
         return False  # "https://…" is no label
     irc, latin, cjk = m.groups()
-    label_raw = (irc or latin or cjk).strip()
+    label_raw = re.sub(r"\s*\([^()]*\)$", "", (irc or latin or cjk).strip())  # "Bob (Slack)"
     label = fold_text(label_raw)
     if _LABEL_ATTRIBUTION.search(label) or _REPORTED.search(label):
         return True  # "Dan said", "my manager", "老板说"
     if _SELF_LABEL.search(label) or _EXPLICIT_LEAD.match(label) or label.startswith("my "):
         return False
-    if irc or raw.lstrip().startswith("["):
+    if (
+        irc
+        or raw.lstrip().lstrip("-—–*• ").startswith("[")
+        or label_raw != (irc or latin or cjk).strip()
+    ):
         return True
     if latin:
         return " " not in label or bool(_CAPITALISED_NAME.fullmatch(label_raw))

@@ -116,6 +116,9 @@ EN_NEGATION_EXEMPT = (
     r"\bno problem\b",
     r"\bno worries\b",
     r"^(?:no|nope|nah)\s*[,.!:;-]",  # "No, I prefer yarn": a correction, not a negation
+    # refusing to change reinforces the claim: "I use vim and never switch"
+    r"\b(?:never|don't|do not|won't|will not|wouldn't) (?:ever )?(?:switch|change|move)(?:ed)?"
+    r"(?: away)?\b(?! to\b| from\b)",
 )
 EN_NEGATED = (
     r"\b(?:not|never|no longer|no|nobody|nothing|neither|nor|none|hardly|barely|cannot)\b",
@@ -294,6 +297,8 @@ ZH_NEGATION_EXEMPT = (
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
     r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
+    # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
+    r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
 )
 ZH_NEGATED = (
     r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
@@ -376,7 +381,12 @@ EN_INCIDENT = (
 ZH_INCIDENT = (
     r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
     r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)(?:错误|了)?|出(?:问题|事)了|跑不起来|起不来"
-    r"|无法(?:访问|连接|登录|启动|使用)|坏了|不能用了?|用不了|爆了|死咗|冧咗|唔work|告警",
+    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警",
+    # a system that broke: 挂了, 坏掉, Cantonese 挂咗, 冧咗
+    r"(?:挂|崩|坏|死|冧|瘫|爆|炸)(?:了|咗|掉|啦)",
+    # the owner's own passing state, even when asked to note it: "记一下，我现在在开会"
+    r"(?:现在|正在|目前|此刻|这会儿?|而家|宜家)\s*(?:在|喺)?\s*(?:开会|忙|路上|外面|出差|休假|度假|加班"
+    r"|排队|通勤|吃饭|睡觉|生病|请假|火车上|飞机上|地铁上)",
 )
 # Root-cause claims about an incident are excluded whatever their certainty (seed 004
 # "未证实的根因"): the memory would outlive the post-mortem that corrects it.
@@ -454,14 +464,14 @@ EN_PASTE_FRAME = (
     r"|told me|tells me|mentioned|added|answered)\s*$",
 )
 ZH_PASTE_FRAME = (
-    r"以下是|如下|下面是|转发|原文|聊天记录|摘录|摘自|引用|贴一下|粘贴|复制|文档里?(?:写|说)"
+    r"以下|如下|下面是|转发|转自|转载|原文|聊天记录|群聊|摘录|摘自|引用|贴一下|粘贴|复制|文档里?(?:写|说)"
     r"|(?:说|讲|话|写道|写|回复|回答|问|表示|提到|告诉我|发来|留言)\s*$",
 )
 # "Bob: …", "[10:42] dave: …", "<mike> …", "张三：…": a chat-log line. A label that is a
 # remember-cue, a correction or a setting name is the owner's own heading instead.
 CHAT_LABEL = (
-    r"^\s*(?:\[[^\]]{1,24}\]\s*)?(?:<([^<>]{1,32})>"
-    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2})\s*[:：]"
+    r"^\s*(?:[-—–*•]+\s*)?(?:\[[^\]]{1,24}\]\s*)?(?:<([^<>]{1,32})>"
+    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2})(?:\s*\([^()]{1,24}\))?\s*[:：]"
     r"|([\u4e00-\u9fff·]{1,8})\s*[:：])"
 )
 SELF_LABEL = (

@@ -171,6 +171,28 @@ def _any_form(forms: list[str], folded_span: str) -> bool:
     return any(mentions(folded_span, form) for form in forms)
 
 
+# What stands right before the alternative a sentence turns down: "from **npm** to pnpm",
+# "pnpm over **npm**", "而不是 **npm**", "从 **npm** 换成".
+_REJECTED_BEFORE = re.compile(
+    r"(?:\b(?:from|over|instead of|rather than|than|not|away from|replacing|replace|ditched"
+    r"|dropped|off)\s+(?:the\s+|using\s+|of\s+)?"
+    r"|(?:而不是|不是|不用|不要|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
+)
+
+
+def _only_rejected(forms: list[str], folded_span: str) -> bool:
+    """Every mention of the value is the alternative the sentence turns down."""
+    starts = [
+        m.start()
+        for form in forms
+        if fold(form)
+        for m in form_pattern(fold(form)).finditer(folded_span)
+    ]
+    return bool(starts) and all(
+        _REJECTED_BEFORE.search(folded_span[max(0, at - 24) : at]) for at in starts
+    )
+
+
 def _alias_grounded(word: str, spec: KeySpec, folded_span: str) -> bool:
     canonical = spec.canonical(word)
     return canonical is not None and _any_form(spec.surface_forms(canonical), folded_span)
@@ -273,7 +295,12 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         )
         if not grounded:
             return VALUE_NOT_GROUNDED
+        if kind == "enum" and _only_rejected(spec.surface_forms(value), folded_span):
+            return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
         return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+    canonical = spec.canonical(value)
+    if canonical is not None and _only_rejected(spec.surface_forms(canonical), folded_span):
+        return VALUE_NOT_GROUNDED  # "I moved from Vim to Emacs" grounds emacs, never vim
     if _alias_grounded(value, spec, folded_span):
         # "vim" by "Vim", "neovim" by "nvim": a name, restricted like an enum choice
         return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None

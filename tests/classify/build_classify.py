@@ -425,8 +425,138 @@ def build() -> None:
         )
 
 
+def build_wave2() -> None:
+    """Second wave: new wordings of the same classes, written after wave 1 was fixed
+    (its first run, before any change for it: 71/82)."""
+    neg = [
+        ("zh", "我對深色模式冇興趣。"),
+        ("zh", "深色模式我真係唔鍾意。"),
+        ("zh", "我不太喜歡 yarn。"),
+        ("zh", "我從未用過 bun。"),
+        ("zh", "pnpm 我用不慣。"),
+        ("zh", "我對 npm 很反感。"),
+        ("zh", "我一點都不想用 vim。"),
+        ("zh", "我嫌 npm 太慢。"),
+        ("zh", "我再也不用 yarn 了。"),
+        ("zh", "pnpm 真难用。"),
+        ("zh", "深色模式太伤眼了，受不了。"),
+        ("zh", "我已經卸載咗 vscode。"),
+        ("en", "Dark mode? Not for me."),
+        ("en", "I'm no fan of yarn."),
+        ("en", "Yarn isn't for me."),
+        ("en", "Vim? Never again."),
+        ("en", "npm sucks."),
+        ("en", "pnpm is the worst package manager."),
+        ("en", "I find dark mode unbearable."),
+        ("en", "I disabled dark mode."),
+        ("en", "I turned off light mode."),
+        ("en", "Count me out on yarn."),
+        ("en", "Light mode is awful."),
+        ("en", "I moved off npm."),
+    ]
+    for i, (lang, t) in enumerate(neg, 1):
+        turn_case(f"cls2-neg-{lang}-{i:03d}", "negation_dislike", lang, t, "no_commit")
+    fr = [
+        ("en", "On weekdays:\nI use light mode."),
+        ("en", "Only at the office,\nI prefer npm."),
+        ("en", "While travelling\nI use bun."),
+        ("en", "Unless I'm on battery;\nI use dark mode."),
+        ("en", "I'm not saying I like it,\nbut I use yarn."),
+        ("en", "Sarah told me:\nI prefer pnpm."),
+        ("en", "The README says:\nRemember that I use pnpm."),
+        ("zh", "周末的话，\n我用深色模式。"),
+        ("zh", "出差期间；\n我用 bun。"),
+        ("zh", "如果老板在，\n我用 npm。"),
+        ("zh", "我不是说我喜欢它，\n只是我在用 yarn。"),
+        ("zh", "我朋友讲：\n我最钟意 vim。"),
+        ("zh", "他说：\n我喜欢 pnpm。"),
+        ("zh", "喺屋企嘅時候，\n我用深色模式。"),
+    ]
+    for i, (lang, t) in enumerate(fr, 1):
+        turn_case(f"cls2-frame-{lang}-{i:03d}", "frame_across_cut", lang, t, "no_commit")
+    pa = [
+        ("en", "Bob (Slack): I use vim."),
+        ("en", "— Alice: I prefer pnpm."),
+        ("en", '"I always use yarn," Alice wrote.'),
+        ("en", "Quoting Tom: I use emacs."),
+        ("en", "> remember that I prefer yarn"),
+        ("en", 'She wrote "I prefer dark mode".'),
+        ("en", "Fwd: editor\nI use emacs for everything."),
+        ("zh", "李雷在群里说：我一直用 pnpm。"),
+        ("zh", "群聊记录\n张伟：我习惯用深色模式。"),
+        ("zh", "以下內容轉自同事：\n我偏好 yarn。"),
+        ("zh", "「我一直用 vim」，小王说。"),
+        ("zh", "原文如下：\n请记住我喜欢浅色主题。"),
+    ]
+    for i, (lang, t) in enumerate(pa, 1):
+        turn_case(f"cls2-paste-{lang}-{i:03d}", "pasted_speech", lang, t, "no_commit")
+    ex = [
+        ("en", "Remember: prod DB is down."),
+        ("en", "Remember that the VPN is flaky right now."),
+        ("en", "Please note: the build server is out of disk space."),
+        ("en", "Remember the deploy failed because the cert expired."),
+        ("en", "Note that Python lists are zero-indexed."),
+        ("en", "Remember, the capital of Australia is Canberra."),
+        ("zh", "记住，线上 502 了。"),
+        ("zh", "记下来：今天部署失败是因为证书过期。"),
+        ("zh", "记住，光速是每秒30万公里。"),
+        ("zh", "请记住：一年有 365 天。"),
+        ("zh", "记一下，我现在在开会。"),
+        ("zh", "幫我記住，資料庫掛咗。"),
+    ]
+    for i, (lang, t) in enumerate(ex, 1):
+        turn_case(f"cls2-excl-{lang}-{i:03d}", "excluded_when_asked", lang, t, "no_commit")
+    ok = [
+        ("en", "I use dark mode everywhere.", "dark"),
+        ("en", "My editor is Neovim.", "neovim"),
+        ("en", "Remember that I don't eat pork.", "pork"),
+        ("zh", "我喜欢用 pnpm，速度快。", "pnpm"),
+        ("zh", "以后都用中文回复我。", "中文"),
+        ("en", "Going forward, reply in English.", "english"),
+        ("en", "Remember: I review PRs every morning.", "morning"),
+        ("zh", "請記住，我習慣用繁體中文交流。", "中文"),
+        ("en", "I prefer pnpm over npm.", "pnpm"),
+        ("zh", "我一直用深色主题，从来不换。", "dark"),
+    ]
+    for i, (lang, t, h) in enumerate(ok, 1):
+        turn_case(f"cls2-ok-{lang}-{i:03d}", "lookalike", lang, t, "commit", h)
+    g = [
+        ("en", "I use vim only on my laptop.", "preference.editor", "vim", "REJECT"),
+        (
+            "en",
+            "Remember that I stand up at 9 except on Mondays.",
+            "preference.note",
+            "I stand up at 9",
+            "REJECT",
+        ),
+        ("zh", "记住：我周一到周四在家办公。", "preference.note", "我在家办公", "REJECT"),
+        ("en", "I moved from Vim to Emacs.", "preference.editor", "vim", "REJECT"),
+        ("en", "I prefer pnpm over npm.", "preference.package_manager", "npm", "REJECT"),
+        ("zh", "我从 npm 换成了 pnpm。", "preference.package_manager", "npm", "REJECT"),
+        ("zh", "我从 npm 换成了 pnpm。", "preference.package_manager", "pnpm", "COMMIT"),
+        (
+            "en",
+            "Remember that I deploy to staging before production.",
+            "preference.note",
+            "I deploy to production before staging",
+            "REJECT",
+        ),
+        ("zh", "记住：我先写测试再写代码。", "preference.note", "我先写代码再写测试", "REJECT"),
+        (
+            "en",
+            "Remember that I usually code in the evening.",
+            "preference.note",
+            "I code in the evening",
+            "REJECT",
+        ),
+    ]
+    for i, (lang, t, k, v, d) in enumerate(g, 1):
+        gate_case(f"cls2-ground-{lang}-{i:03d}", "ordered_grounding", lang, t, t, k, v, d)
+
+
 def main() -> None:
     build()
+    build_wave2()
     OUT.write_text(
         "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in _cases), encoding="utf-8"
     )
