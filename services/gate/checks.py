@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from shared.canonical import claim_text, proposal_identity, sha256_hex
 from shared.canonical import proposal_id as compute_proposal_id
-from shared.classifier import Feature, classify, classify_span, named_project
+from shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
 from shared.grounding import ungrounded_reason
 from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
 from shared.registry import Registry, Sensitivity
@@ -23,6 +23,7 @@ from shared.sensitive import SensitiveCategory, sensitive_categories
 # A session-scoped task fact may outlive its turn by at most this much and still count as
 # "expiry within the session" (SPEC §5 matrix, not-durable row).
 SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
+SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # "Remember that our CI uses yarn" is not the owner's preference: a single-valued
 # preference or profile fact needs the owner in the sentence. Instructions about how to talk
@@ -214,15 +215,17 @@ def _check_durability(
     p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
 ) -> None:
     features = classify_span(msg.text, p.evidence.start, p.evidence.end)
-    a.features = features.reasons()
+    # "remember that water boils at 100 °C": a note must be about its owner (seed 004)
+    impersonal_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.IMPERSONAL)
+    a.features = [r for r in features.reasons() if impersonal_note or r != Feature.IMPERSONAL.value]
     session_fact = _session_task_fact(p, msg)
-    if p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.IMPERSONAL):
-        a.not_durable.extend(["not_durable", "not_about_owner"])
-        return  # "remember that water boils at 100 °C": not a fact about the owner
-    if features.not_durable:
-        if not session_fact:
+    # a session task fact may be one-time or passing ("use npm this time"), never someone
+    # else's words, a question, a hypothesis or sarcasm
+    session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
+    if features.not_durable or impersonal_note:
+        if not session_ok or impersonal_note:
             a.not_durable.append("not_durable")
-            a.not_durable.extend(features.reasons())
+            a.not_durable.extend(a.features)
             return
         a.passed("session_task_fact")
     spec = registry.get(p.kind.value, p.normalized_key)
