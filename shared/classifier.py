@@ -390,11 +390,29 @@ def _frame_features(frame: str, closed: bool) -> set[Feature]:
     return carried
 
 
+_SUBJECT_WORD = re.compile(r"\b(?:i|i'm|i've|we|we're|you|my|our)\b|我|你")
+_ZH_CONDITION_TAIL = re.compile(r"(?:的时候|时候|时|的话|期间|之前|之后|以后)\s*[。.！!]?$")
+
+
+def _bare_condition(frame: str) -> bool:
+    """A condition that never reached its consequent, even when closed by a full stop:
+    "When on the train." / "在公司的时候。" governs the next sentence."""
+    features = classify(frame)
+    if not (features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)):
+        return False
+    folded = fold_text(frame)
+    if _ZH_CONDITION_TAIL.search(folded):
+        return True
+    return "," not in folded and len(_SUBJECT_WORD.findall(folded)) < 2 and len(folded.split()) <= 8
+
+
 def _attributes_what_follows(frame: str) -> bool:
     """ "My manager said:", "Here's the doc:", "以下是聊天记录：": the lines after are quoted."""
-    folded = fold_text(frame)
-    if not folded.rstrip().endswith(":"):
-        return False
+    folded = fold_text(frame).rstrip()
+    if folded.endswith(":"):
+        folded = folded[:-1].rstrip()
+    elif _TERMINAL.search(folded) or not _LABEL_ATTRIBUTION.search(folded):
+        return False  # without a colon only "Alice wrote⏎…" (a verb of saying at the end)
     return bool(_PASTE_FRAME.search(folded)) or classify(frame).has(Feature.REPORTED)
 
 
@@ -422,6 +440,8 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     if not _PARAGRAPH_BREAK.search(text[prev.end : start]):
         closed = bool(_TERMINAL.search(prev.text))
         found |= _frame_features(prev.text, closed)
+        if closed and _bare_condition(prev.text):
+            found.add(Feature.HYPOTHETICAL)
     return frozenset(found)
 
 

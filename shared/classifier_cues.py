@@ -307,7 +307,7 @@ ZH_NEGATED = (
     r"唔(?!该|紧要)|冇|咪(?:用|开|搞|再|理)|憎|(?<!请)无(?!论|限|线|缝|人机|头|服务器|障碍|损|敌|聊)",
     # aversion and leaving something behind
     r"厌恶|厌烦|厌倦|嫌(?!疑)|恨|受够|抗拒|抵触|排斥|鄙视|看不惯|烦死|戒(?:了|咗|掉)|丢掉|换掉|卸载"
-    r"|弃坑",
+    r"|弃坑|拒用|懒得|腻(?:了|味|咗)|用腻|(?:好|很|太|真)烦|烦人",
 )
 ZH_ONE_TIME = (
     r"这次|这一次|这回|本次|此次|这一回|暂时|临时|暂且|姑且|今天先|今天就|这个任务|本任务"
@@ -337,6 +337,9 @@ ZH_REPORTED = (
     r"^(?:我的?|我们的?|他的|她的)?(?:一个|一位|有个|有位|那个|这个)?(?:" + ZH_PERSON + ")",
     r"^(?:他|她|他们|她们|它们)",
     r"(?:(?:" + ZH_PERSON + r")|(?<![其吉])他|她)(?:们)?(?:说|告诉我|认为|觉得|提到|表示|讲|称)",
+    # a name before a verb of saying: "小李觉得我喜欢深色", "老王说…"
+    r"^(?!我|你|您|今天|昨天|明天|刚才|之前|以前|后来|然后|所以|但是|不过|其实|总之|大概|好像|感觉)"
+    r"[\u4e00-\u9fff]{2,3}(?:说|讲|觉得|认为|表示|提到|告诉我|话|写道)",
     r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
     r"该用户|这个用户|这位用户|此用户",
 )
@@ -376,12 +379,14 @@ EN_INCIDENT = (
     r"|throwing (?:errors?|exceptions?|5\d\d)|crash(?:ed|es)"
     r"|can(?:'t|not) (?:connect|reach|log ?in)"
     r"|(?:won't|doesn't|isn't|can't) (?:start|load|connect|build|work|working|loading|respond)"
-    r"|blew up|fell over)\b",
+    r"|blew up|fell over|broke (?:prod|production|staging|the build|everything|the site)"
+    r"|(?:took|brought|taking|bringing) (?:prod|production|staging|the site|us|it|everything) down"
+    r"|is (?:red|on fire))\b",
 )
 ZH_INCIDENT = (
     r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
     r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)(?:错误|了)?|出(?:问题|事)了|跑不起来|起不来"
-    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警",
+    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警|(?:挂|飘)?红了",
     # a system that broke: 挂了, 坏掉, Cantonese 挂咗, 冧咗
     r"(?:挂|崩|坏|死|冧|瘫|爆|炸)(?:了|咗|掉|啦)",
     # the owner's own passing state, even when asked to note it: "记一下，我现在在开会"
@@ -403,6 +408,8 @@ ZH_ROOT_CAUSE_CLAIM = (
     r"根因|根本原因|罪魁祸首|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
     r"导致了?(?:这次|上次|那次)?(?:故障|宕机|事故|报错|服务|线上|挂|崩|超时|不可用)",
     r"(?:引起|造成|引发)(?:了)?(?:这次|上次|那次)?的?(?:故障|宕机|事故|报错|崩溃)",
+    # "这个 bug 是内存泄漏引起的": a cause named for a fault
+    r"(?:bug|故障|事故|宕机|报错|问题|崩溃|超时)[^,，。]{0,12}是[^,，。]{1,24}(?:引起|造成|导致|引发)的",
 )
 
 # Who a claim is about. A remember-note must be about its owner (I, we) or tell the assistant

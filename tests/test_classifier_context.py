@@ -99,6 +99,12 @@ def test_classify__look_alikes_are_not_negated(sentence: str) -> None:
         ("并不是说我喜欢它；我用 yarn。", F.NEGATED),
         ("老板说：\n我喜欢用 yarn。", F.REPORTED),
         ("我同事講：\n我鍾意用 pnpm。", F.REPORTED),
+        # a bare condition governs the next sentence even when closed by a full stop
+        ("When on the train.\nI use light mode.", F.HYPOTHETICAL),
+        ("在公司的时候。\n我用浅色模式。", F.HYPOTHETICAL),
+        # a verb of saying at the end of the line, with or without a colon
+        ("Alice said\nI prefer pnpm.", F.REPORTED),
+        ("On Mon, Bob wrote:\nI prefer pnpm.", F.REPORTED),
     ],
 )
 def test_classify_span__an_open_frame_carries_over_the_cut(text: str, carried: Feature) -> None:
@@ -114,6 +120,7 @@ def test_classify_span__an_open_frame_carries_over_the_cut(text: str, carried: F
         "你好，\n我喜欢深色模式。",
         "补充一下：\n我一直用 pnpm。",
         "When I'm on the train I read.\n\nI use light mode.",  # a paragraph break closes it
+        "When I'm at work I use npm.\nI use light mode.",  # that condition had its consequent
     ],
 )
 def test_classify_span__a_closed_or_empty_frame_carries_nothing(text: str) -> None:
@@ -149,6 +156,7 @@ def test_classify__a_leading_condition_is_marked_conditional() -> None:
         "转发自李四：\n我一直用 vim。",
         "王五說：「我習慣用深色模式。」",
         "「我一直用 vim」，小王说。",
+        "小李觉得我喜欢深色模式。",
         "以下是聊天记录：\n小明：我用 pnpm。",
         "> 我一直用浅色主题。",
     ],
