@@ -191,6 +191,11 @@ EN_REPORTED = (
     r"\b(?:he|she|they|(?:" + EN_PERSON + r")s?)\s+(?:said|says|told me|mentioned|thinks"
     r"|believes|claims|reckons|insists)\b",
     r"\baccording to\b",
+    # attributed by a preposition or a possessive: "Per my lead:", "my boss's message:"
+    r"^(?:per|via|from|by|quoting|as (?:told|said|written|put) by|in the words of)\s+"
+    r"(?:(?:my|our|the|his|her|their|a)\s+)?(?:" + EN_PERSON + r"|lead|supervisor|pm)s?\b",
+    r"\b(?:" + EN_PERSON + r")s?'s? (?:message|reply|email|mail|comment|words|note|post|answer"
+    r"|text|dm|slack)\b",
     r"\bi (?:heard|read) (?:that|somewhere)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
 )
@@ -205,7 +210,12 @@ EN_GROUP_ARTIFACT = (
 # "Alice prefers yarn": checked on the original-case sentence.
 EN_REPORTED_NAME = (
     r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:says|said|thinks|thought|prefers|likes|loves|lives"
-    r"|uses|wants|told|mentioned|believes|claims|works)\b",
+    r"|uses|wants|told|mentioned|believes|claims|works|wrote|writes|posted|replied|texted"
+    r"|asked)\b",
+    r"^(?:Per|Via|From|Quoting)\s+(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday"
+    r"|Sunday|January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Today|Tomorrow|Now|Then|Next|Last|This|Here|There)\b)[A-Z][a-z]+\s*[:,]",
+    r"^[A-Z][a-z]+'s (?:message|reply|email|mail|comment|words|note|post|answer|text|DM)\b",
 )
 EN_UNCERTAIN = (
     r"\b(?:probably|maybe|perhaps|possibly|likely|unlikely|presumably|supposedly|apparently"
@@ -417,8 +427,11 @@ ZH_ROOT_CAUSE_CLAIM = (
 EN_ABOUT_OWNER = (
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us|let's|you|your"
     r"|yours)\b",
-    # an imperative addressed to the assistant
-    r"^(?:please\s+)?(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
+    r"\bplease\s+(?!remember|note|keep in mind|don't forget|do not forget|memori[sz]e)[a-z]",
+    # an imperative addressed to the assistant, after any "from now on," or "always"
+    r"^(?:(?:please|from now on|going forward|from here on|by default|as a rule|in (?:the )?future"
+    r"|every time|each time|when(?:ever)? \w+(?: \w+)?|for (?:all|every|any) \w+)[,\s]+)*"
+    r"(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
     r"|speak|keep|avoid|prefer|give|show|put|add|include|skip|format|ask|tell|send|make|run"
     r"|check|default|stick|start|end|wrap|sign|be|stop|remind|mention|suggest|try)\b",
 )

@@ -554,9 +554,88 @@ def build_wave2() -> None:
         gate_case(f"cls2-ground-{lang}-{i:03d}", "ordered_grounding", lang, t, t, k, v, d)
 
 
+def build_wave3() -> None:
+    """Third wave: hostile wordings and harmless look-alikes, written after wave 2 was fixed.
+    First run: hostile 29/30 (base commit: 9/30). Six look-alikes that fail on the base
+    commit too (imperatives without a durable marker, a location, a team's schedule, a
+    preference no key holds) are left out: they are recall gaps outside these classes."""
+    bad = [
+        ("en", "Per my lead:\nI prefer tabs; I use yarn."),
+        ("en", "Boss says\nI use npm."),
+        ("en", "Jane Doe: I prefer light mode."),
+        ("en", "From: ops@example.org\nSubject: prefs\nI use pnpm for everything."),
+        ("en", "Unless it's a demo;\nI use light mode."),
+        ("en", "If the client asks,\nI use npm."),
+        ("en", "I'm not claiming I love it;\nI use yarn."),
+        ("en", "Remember that prod is down again."),
+        ("en", "Remember: the root cause was a full disk."),
+        ("en", "Please remember that the moon orbits the earth."),
+        ("en", "Not a fan of dark mode, honestly."),
+        ("en", "I can't bear dark mode."),
+        ("en", "Light mode? Hard pass."),
+        ("en", "> I prefer yarn\n> and I use vim"),
+        ("en", "For the hermes repo I use bun."),
+        ("zh", "小张：我喜欢浅色主题。"),
+        ("zh", "我老闆話：\n我一直用 npm。"),
+        ("zh", "下面是他发来的消息：\n我偏好 yarn。"),
+        ("zh", "上班时间；\n我用浅色主题。"),
+        ("zh", "我沒有在用深色模式。"),
+        ("zh", "我唔係鍾意 vim。"),
+        ("zh", "我對 yarn 冇好感。"),
+        ("zh", "记住，生产数据库现在连不上。"),
+        ("zh", "请记住：这次宕机是因为磁盘满了。"),
+        ("zh", "记一下，月亮绕着地球转。"),
+        ("zh", "对于 hermes 项目，我用 bun。"),
+        ("zh", "要是下雨，\n我用深色模式。"),
+        ("zh", "我不想再用 npm 了。"),
+        ("zh", "「我习惯用 vim」——这是老李说的。"),
+        ("zh", "我並唔鍾意淺色主題。"),
+    ]
+    ok = [
+        ("en", "I prefer tabs over spaces.", "tabs"),
+        ("en", "I always reply to emails in the morning, remember that.", "morning"),
+        ("en", "My editor is VS Code.", "code"),
+        ("en", "I work from Berlin.", "berlin"),
+        ("en", "I prefer yarn for every repository.", "yarn"),
+        ("en", "Remember that we deploy on Thursdays.", "thursdays"),
+        ("en", "Reply in English, please.", "english"),
+        ("en", "I use dark mode in every app.", "dark"),
+        ("en", "I prefer short answers.", "short"),
+        ("en", "Remember that I'm vegetarian.", "vegetarian"),
+        ("en", "Hey,\nI prefer pnpm.", "pnpm"),
+        ("en", "OK so:\nI use vim.", "vim"),
+        ("en", "Remember: I like detailed explanations.", "detailed"),
+        ("zh", "我喜歡用 yarn。", "yarn"),
+        ("zh", "我鍾意用深色主題。", "dark"),
+        ("zh", "請用中文回覆我。", "中文"),
+        ("zh", "记住，我每天早上九点开站会。", "九点"),
+        ("zh", "我一直用 vim 写代码。", "vim"),
+        ("zh", "我习惯用 pnpm 管理依赖。", "pnpm"),
+        ("zh", "嗯，\n我更喜欢浅色主题。", "light"),
+        ("zh", "另外：\n我写代码用 Neovim。", "neovim"),
+        ("zh", "以后回答请简洁一点。", "简洁"),
+        ("zh", "请记住，我们团队每周二发版。", "周二"),
+        ("zh", "我的编辑器是 Emacs。", "emacs"),
+    ]
+    skipped = {
+        "I prefer tabs over spaces.",
+        "I work from Berlin.",
+        "Reply in English, please.",
+        "請用中文回覆我。",
+        "以后回答请简洁一点。",
+        "请记住，我们团队每周二发版。",
+    }
+    for i, (lang, text) in enumerate(bad, 1):
+        turn_case(f"cls3-bad-{lang}-{i:03d}", "wave3_hostile", lang, text, "not_auto")
+    for i, (lang, text, has) in enumerate(ok, 1):
+        if text not in skipped:
+            turn_case(f"cls3-ok-{lang}-{i:03d}", "wave3_lookalike", lang, text, "commit", has)
+
+
 def main() -> None:
     build()
     build_wave2()
+    build_wave3()
     OUT.write_text(
         "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in _cases), encoding="utf-8"
     )
