@@ -41,7 +41,7 @@ class Feature(StrEnum):
     ROOT_CAUSE = "root_cause"
     OPEN_FRAME = "open_frame"
     CONDITIONAL = "conditional"
-    IMPERSONAL = "not_about_owner"
+    GENERAL_FACT = "general_knowledge"
     RELATIVE_TIME = "relative_time"
 
 
@@ -136,6 +136,7 @@ _ROOT_CAUSE = _rx(cues.EN_ROOT_CAUSE, cues.ZH_ROOT_CAUSE)
 _INCIDENT = _rx(cues.EN_INCIDENT, cues.ZH_INCIDENT)
 _ROOT_CAUSE_CLAIM = _rx(cues.EN_ROOT_CAUSE_CLAIM, cues.ZH_ROOT_CAUSE_CLAIM)
 _ABOUT_OWNER = _rx(cues.EN_ABOUT_OWNER, cues.ZH_ABOUT_OWNER)
+_WORKSPACE = _rx(cues.EN_WORKSPACE, cues.ZH_WORKSPACE)
 CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
 _OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
 _FORWARD_MARKER = _rx(cues.EN_FORWARD_MARKER, cues.ZH_FORWARD_MARKER)
@@ -285,8 +286,8 @@ def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
         found.add(Feature.OPEN_FRAME)  # "Remember this deploy key:" — its content is elsewhere
     if CONDITION.search(body):
         found.add(Feature.CONDITIONAL)
-    if not _ABOUT_OWNER.search(body):
-        found.add(Feature.IMPERSONAL)
+    if not _ABOUT_OWNER.search(body) and not _WORKSPACE.search(body):
+        found.add(Feature.GENERAL_FACT)  # neither the owner, the assistant nor their systems
     return found
 
 

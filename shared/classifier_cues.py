@@ -349,7 +349,8 @@ ZH_REPORTED = (
     r"(?:(?:" + ZH_PERSON + r")|(?<![其吉])他|她)(?:们)?(?:说|告诉我|认为|觉得|提到|表示|讲|称)",
     # a name before a verb of saying: "小李觉得我喜欢深色", "老王说…"
     r"^(?!我|你|您|今天|昨天|明天|刚才|之前|以前|后来|然后|所以|但是|不过|其实|总之|大概|好像|感觉)"
-    r"[\u4e00-\u9fff]{2,3}(?:说|讲|觉得|认为|表示|提到|告诉我|话|写道)",
+    r"(?:(?![是不也都就还又只才在要会能说讲并])[\u4e00-\u9fff]){2,3}(?:说|讲|觉得|认为|表示|提到"
+    r"|告诉我|话|写道)",
     r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
     r"该用户|这个用户|这位用户|此用户",
 )
@@ -391,12 +392,14 @@ EN_INCIDENT = (
     r"|(?:won't|doesn't|isn't|can't) (?:start|load|connect|build|work|working|loading|respond)"
     r"|blew up|fell over|broke (?:prod|production|staging|the build|everything|the site)"
     r"|(?:took|brought|taking|bringing) (?:prod|production|staging|the site|us|it|everything) down"
-    r"|is (?:red|on fire))\b",
+    r"|is (?:red|on fire)|out of (?:disk|memory|space|quota|inodes)|disk (?:is )?full"
+    r"|oom(?:ed)?)\b",
 )
 ZH_INCIDENT = (
     r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
     r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)(?:错误|了)?|出(?:问题|事)了|跑不起来|起不来"
-    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警|(?:挂|飘)?红了",
+    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警|(?:挂|飘)?红了"
+    r"|(?:磁盘|硬盘|空间|内存)(?:满了|不足|爆了)",
     # a system that broke: 挂了, 坏掉, Cantonese 挂咗, 冧咗
     r"(?:挂|崩|坏|死|冧|瘫|爆|炸)(?:了|咗|掉|啦)",
     # the owner's own passing state, even when asked to note it: "记一下，我现在在开会"
@@ -413,17 +416,22 @@ EN_ROOT_CAUSE_CLAIM = (
     r"\b(?:outage|incident|crash|failure|downtime|regression|breakage) (?:was|is) "
     r"(?:due to|because of|from)\b",
     r"\bthe cause of (?:the|this|that|our|last|yesterday's) \w+",
+    r"\b(?:failed|failing|broke|crashed|went down|is down|was down|died|timed out|errored"
+    r"|stopped working)\b[^.;]{0,40}\b(?:because|due to|since|as)\b",
 )
 ZH_ROOT_CAUSE_CLAIM = (
     r"根因|根本原因|罪魁祸首|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
     r"导致了?(?:这次|上次|那次)?(?:故障|宕机|事故|报错|服务|线上|挂|崩|超时|不可用)",
     r"(?:引起|造成|引发)(?:了)?(?:这次|上次|那次)?的?(?:故障|宕机|事故|报错|崩溃)",
+    r"(?:失败|挂了?|崩了?|报错|故障|宕机|出错|超时|不可用)[^,，。]{0,8}(?:是因为|是由于|由于|因为)",
     # "这个 bug 是内存泄漏引起的": a cause named for a fault
     r"(?:bug|故障|事故|宕机|报错|问题|崩溃|超时)[^,，。]{0,12}是[^,，。]{1,24}(?:引起|造成|导致|引发)的",
 )
 
-# Who a claim is about. A remember-note must be about its owner (I, we) or tell the assistant
-# how to act (you, an imperative); "remember that water boils at 100 °C" is neither.
+# Who a claim is about. A remember-note must be about its owner (I, we), tell the assistant
+# how to act (you, an imperative), or be about the owner's own systems and work ("the staging
+# database is read-only on Fridays"); "remember that water boils at 100 °C" is general
+# knowledge, excluded even when asked (seed 004 "通用常识").
 EN_ABOUT_OWNER = (
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us|let's|you|your"
     r"|yours)\b",
@@ -434,6 +442,22 @@ EN_ABOUT_OWNER = (
     r"(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
     r"|speak|keep|avoid|prefer|give|show|put|add|include|skip|format|ask|tell|send|make|run"
     r"|check|default|stick|start|end|wrap|sign|be|stop|remind|mention|suggest|try)\b",
+)
+# The owner's environment: systems, code, work. A definite "the staging database" is theirs.
+EN_WORKSPACE = (
+    r"\b(?:staging|prod|production|dev|test|qa|preprod|database|db|dbs|server|servers|cluster"
+    r"|repo|repos|repository|monorepo|codebase|service|services|api|apis|endpoint|ci|cd"
+    r"|pipeline|pipelines|build|builds|deploy|deploys|deployment|release|releases|branch"
+    r"|branches|team|project|projects|config|configs|configuration|env|environment|bucket"
+    r"|queue|host|hosts|vm|container|k8s|kubernetes|namespace|dashboard|wiki|runbook|ticket"
+    r"|tickets|jira|slack|channel|sprint|standup|on-?call|pager|alert|alerts|office|vpn"
+    r"|laptop|account|calendar|meeting|meetings|migration|schema|table|backup|backups|cron"
+    r"|job|jobs|workflow|domain|dns|certificate|cert|cache|redis|postgres|mysql|kafka|s3)\b",
+)
+ZH_WORKSPACE = (
+    r"测试环境|预发|生产|线上|数据库|服务器|集群|仓库|代码库|服务|接口|流水线|构建|部署|分支|团队"
+    r"|项目|配置|环境|发版|上线|版本|工单|值班|告警|会议|周会|站会|办公室|公司|账号|备份|定时任务"
+    r"|缓存|域名|证书|迁移",
 )
 ZH_ABOUT_OWNER = (
     r"我|咱|俺|本人|你|您",

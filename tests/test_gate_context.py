@@ -164,7 +164,7 @@ ROWS: list[tuple[str, str, str, str, str, dict[str, Any], str, str]] = [
         "water boils at 100 °C",
         {},
         "REJECT",
-        "not_about_owner",
+        "general_knowledge",
     ),
     (
         "note on a key block en",

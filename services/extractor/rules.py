@@ -97,7 +97,7 @@ def _candidates(
         negated_note = (
             features.has(Feature.EXPLICIT_INSTRUCTION)
             and not features.not_durable
-            and not features.has(Feature.IMPERSONAL)
+            and not features.has(Feature.GENERAL_FACT)
             and claim
         )
         return {_NOTE_KEY: claim} if negated_note else {}
@@ -121,7 +121,7 @@ def _candidates(
         or (key in _REPLY_KEYS and instructed)
         or (key.startswith("profile.") and speaker)
     }
-    if not routed and instructed and claim and not features.has(Feature.IMPERSONAL):
+    if not routed and instructed and claim and not features.has(Feature.GENERAL_FACT):
         routed[_NOTE_KEY] = claim  # "remember that …" about the owner, fitting nothing narrower
     return routed
 

@@ -30,8 +30,8 @@ FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # to the owner (reply language, style) are about the owner by nature.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)", re.IGNORECASE)
 OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication_style"})
-# Free-text notes the owner asks to keep: they must be about the owner (seed 004: general
-# knowledge is excluded even when asked). A task fact is about the task by nature.
+# Free-text notes the owner asks to keep: never general knowledge (seed 004: excluded even
+# when asked). A task fact is about the task by nature.
 OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
 # A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
 # secret elsewhere is a note about that secret: rejected like the secret itself.
@@ -215,15 +215,15 @@ def _check_durability(
     p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
 ) -> None:
     features = classify_span(msg.text, p.evidence.start, p.evidence.end)
-    # "remember that water boils at 100 °C": a note must be about its owner (seed 004)
-    impersonal_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.IMPERSONAL)
-    a.features = [r for r in features.reasons() if impersonal_note or r != Feature.IMPERSONAL.value]
+    # "remember that water boils at 100 °C": general knowledge is no note (seed 004)
+    general_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.GENERAL_FACT)
+    a.features = [r for r in features.reasons() if general_note or r != Feature.GENERAL_FACT.value]
     session_fact = _session_task_fact(p, msg)
     # a session task fact may be one-time or passing ("use npm this time"), never someone
     # else's words, a question, a hypothesis or sarcasm
     session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
-    if features.not_durable or impersonal_note:
-        if not session_ok or impersonal_note:
+    if features.not_durable or general_note:
+        if not session_ok or general_note:
             a.not_durable.append("not_durable")
             a.not_durable.extend(a.features)
             return
