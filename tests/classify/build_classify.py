@@ -328,6 +328,20 @@ def build() -> None:
         "COMMIT",
         {"kind": "project", "key": "atlas"},
     )
+    for lang, text in (("en", "Use npm for this session."), ("zh", "这次会话先用 npm。")):
+        cid = f"cls-scope-{lang}-006"  # the evidence's own session: a session task fact commits
+        gate_case(
+            cid,
+            "scope",
+            lang,
+            text,
+            text,
+            "task_fact.note",
+            text.rstrip("。."),
+            "COMMIT",
+            {"kind": "session", "key": f"{cid}-s1"},
+        )
+        _cases[-1]["steps"][1]["proposal"]["expires_at"] = "2026-06-01T18:00:00Z"
     turn_case("cls-scope-en-005", "scope", "en", "For the atlas project I prefer yarn.", "not_auto")
     turn_case("cls-scope-zh-005", "scope", "zh", "在 atlas 项目里我一直用 yarn。", "not_auto")
     turn_case(
