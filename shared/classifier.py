@@ -137,6 +137,7 @@ _INCIDENT = _rx(cues.EN_INCIDENT, cues.ZH_INCIDENT)
 _ROOT_CAUSE_CLAIM = _rx(cues.EN_ROOT_CAUSE_CLAIM, cues.ZH_ROOT_CAUSE_CLAIM)
 _ABOUT_OWNER = _rx(cues.EN_ABOUT_OWNER, cues.ZH_ABOUT_OWNER)
 _WORKSPACE = _rx(cues.EN_WORKSPACE, cues.ZH_WORKSPACE)
+_STATES = _rx(cues.EN_STATES, cues.ZH_STATES)
 CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
 _OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
 _FORWARD_MARKER = _rx(cues.EN_FORWARD_MARKER, cues.ZH_FORWARD_MARKER)
@@ -280,15 +281,21 @@ def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
         found.add(Feature.TRANSIENT)  # a state of the owner or of a system, true for hours
     if _ROOT_CAUSE_CLAIM.search(folded) or (uncertain and _ROOT_CAUSE.search(folded)):
         found.add(Feature.ROOT_CAUSE)  # an unverified root-cause claim is not a fact
-    if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded):
+    if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded) or _quoted_after_head(folded):
         found.add(Feature.REPORTED)  # "Bob: …", "张三：…", 'Alice wrote: "…"'
     if _OPEN_FRAME_END.search(folded) and not _OPEN_FRAME_END.fullmatch(folded):
         found.add(Feature.OPEN_FRAME)  # "Remember this deploy key:" — its content is elsewhere
     if CONDITION.search(body):
         found.add(Feature.CONDITIONAL)
-    if not _ABOUT_OWNER.search(body) and not _WORKSPACE.search(body):
+    if not _ABOUT_OWNER.search(body) and not _WORKSPACE.search(body) and _STATES.search(body):
         found.add(Feature.GENERAL_FACT)  # neither the owner, the assistant nor their systems
     return found
+
+
+def _quoted_after_head(folded: str) -> bool:
+    """A paste or attribution head before a colon: "Copy-pasting from the doc: remember …"."""
+    head, colon, rest = folded.partition(":")
+    return bool(colon and rest.strip() and len(head) <= 60 and _PASTE_FRAME.search(head))
 
 
 def _reported_label(raw: str) -> bool:
@@ -354,6 +361,11 @@ def classify(sentence: str) -> SentenceFeatures:
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _QUOTE_LINE = re.compile(r"^\s*[>＞]")
+# "Bob Smith 10:42 AM", "张三 10:42": a chat client's header line above a pasted message
+_CHAT_HEADER = re.compile(
+    r"^\s*(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?|[\u4e00-\u9fff·]{2,6})\s*[,，]?\s+"
+    r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\]?|(?:上午|下午|晚上)\d{1,2}:\d{2})\s*$"
+)
 _TERMINAL = re.compile(r"[.!?。！？…]['\"”’)）」』】]*$")
 
 
@@ -422,27 +434,28 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
 
     The segmenter cuts at line breaks and semicolons, so a condition, negation or
     attribution can sit alone on the line before the claim it governs. Looks only backwards
-    inside the same message: pasted and forwarded blocks, a quoted paragraph after an
-    attribution ending in a colon, and the open frame just before the sentence.
+    inside the same message: pasted and forwarded blocks; everything after an attribution
+    or paste frame that ends in a colon ("My manager wrote:", "以下是聊天记录：") or after a
+    chat header ("Bob Smith 10:42 AM"); and the frames left open just before the sentence,
+    one after another while each ends in ``, ; :`` (a blank line does not close those).
     """
     found: set[Feature] = set()
     if _in_pasted_block(text, start):
         found.add(Feature.REPORTED)
     before = [s for s in split_sentences(text) if s.end <= start]
-    if not before:
-        return frozenset(found)
-    for sentence in reversed(before):
-        if _PARAGRAPH_BREAK.search(text[sentence.end : start]):
-            break  # a blank line closes any quotation
-        if _attributes_what_follows(sentence.text):
-            found.add(Feature.REPORTED)
+    if any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before):
+        found.add(Feature.REPORTED)  # quoted text runs on: an owner's aside after it is lost
+    for i in range(len(before) - 1, -1, -1):
+        frame = before[i].text
+        gap = text[before[i].end : start if i == len(before) - 1 else before[i + 1].start]
+        closed = bool(_TERMINAL.search(frame))
+        if _PARAGRAPH_BREAK.search(gap) and not _OPEN_FRAME_END.search(fold_text(frame)):
             break
-    prev = before[-1]
-    if not _PARAGRAPH_BREAK.search(text[prev.end : start]):
-        closed = bool(_TERMINAL.search(prev.text))
-        found |= _frame_features(prev.text, closed)
-        if closed and _bare_condition(prev.text):
+        found |= _frame_features(frame, closed)
+        if closed and i == len(before) - 1 and _bare_condition(frame):
             found.add(Feature.HYPOTHETICAL)
+        if closed or not _OPEN_FRAME_END.search(fold_text(frame)):
+            break  # only a chain of open frames reaches further back
     return frozenset(found)
 
 

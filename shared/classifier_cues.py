@@ -255,6 +255,8 @@ EN_TRANSIENT = (
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
     r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
+    r"(?<!starting )(?<!from )(?<!as of )(?<!since )\b(?:today|tonight|this morning"
+    r"|this afternoon|this evening)\b",
     r"(?:^|[\s'\"(=:])(?:/tmp/|/var/tmp/|%temp%)",
     r"\btemp(?:orary)? (?:dir|directory"
     r"|folder|file|branch|path)\b",
@@ -374,6 +376,7 @@ ZH_TRANSIENT = (
     r"我(?:现在|今天|这会儿|此刻)?(?:好|很|有点|有些|太|超|特别)?(?:累|困|饿|渴|忙|烦|难受"
     r"|不舒服|生病了|头疼|头痛)",
     r"此刻|这会儿|眼下|刚刚|刚才|这几天|这两天|这周|本周|这个星期|出差|临时目录|临时文件|/tmp/",
+    r"(?<!从)(?:今天|今晚|今早|今天上午|今天下午)(?!起|开始|以后|之后)",
 )
 ZH_ROOT_CAUSE = (r"导致|引起|造成|引发|原因|根因|归因|怪罪",)
 
@@ -416,11 +419,13 @@ EN_ROOT_CAUSE_CLAIM = (
     r"\b(?:outage|incident|crash|failure|downtime|regression|breakage) (?:was|is) "
     r"(?:due to|because of|from)\b",
     r"\bthe cause of (?:the|this|that|our|last|yesterday's) \w+",
+    r"\b(?:outage|incident|crash|failure|downtime|regression|breakage)\b[^.;]{0,40}"
+    r"\b(?:because|due to|caused by|came from)\b",
     r"\b(?:failed|failing|broke|crashed|went down|is down|was down|died|timed out|errored"
     r"|stopped working)\b[^.;]{0,40}\b(?:because|due to|since|as)\b",
 )
 ZH_ROOT_CAUSE_CLAIM = (
-    r"根因|根本原因|罪魁祸首|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
+    r"根因|根本原因|罪魁祸首|锅在|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
     r"导致了?(?:这次|上次|那次)?(?:故障|宕机|事故|报错|服务|线上|挂|崩|超时|不可用)",
     r"(?:引起|造成|引发)(?:了)?(?:这次|上次|那次)?的?(?:故障|宕机|事故|报错|崩溃)",
     r"(?:失败|挂了?|崩了?|报错|故障|宕机|出错|超时|不可用)[^,，。]{0,8}(?:是因为|是由于|由于|因为)",
@@ -459,6 +464,14 @@ ZH_WORKSPACE = (
     r"|项目|配置|环境|发版|上线|版本|工单|值班|告警|会议|周会|站会|办公室|公司|账号|备份|定时任务"
     r"|缓存|域名|证书|迁移",
 )
+# General knowledge is stated as a fact ("water boils", "Paris is"); a bare "Remember: tabs,
+# not spaces." states no fact and is the owner's telegraphic preference.
+EN_STATES = (
+    r"\b(?:is|are|was|were|has|have|had|equals?|means?|contains?|consists?|boils?|orbits?"
+    r"|rises?|sets|freezes?|melts?|revolves?|became|becomes?|can|cannot|can't|isn't|aren't"
+    r"|doesn't|does|did|takes?|needs?|uses?|added|supports?|runs?)\b",
+)
+ZH_STATES = (r"是|有|等于|意味着|沸腾|绕|围绕|需要|可以|会|能|为|在|叫|属于|包含",)
 ZH_ABOUT_OWNER = (
     r"我|咱|俺|本人|你|您",
     r"^(?:请|以后|今后|一律|总是|每次|永远|别|不要|不用|用|使用|回复|回答|叫|称呼|写|说|讲"

@@ -105,6 +105,13 @@ def test_classify__look_alikes_are_not_negated(sentence: str) -> None:
         # a verb of saying at the end of the line, with or without a colon
         ("Alice said\nI prefer pnpm.", F.REPORTED),
         ("On Mon, Bob wrote:\nI prefer pnpm.", F.REPORTED),
+        # a chain of open frames, and an open frame across a blank line
+        ("When I'm on the train,\nor on the bus,\nI use light mode.", F.HYPOTHETICAL),
+        ("When I'm on the train,\n\nI use light mode.", F.HYPOTHETICAL),
+        # a quotation after a colon runs on past blank lines; a chat header starts one
+        ("My manager wrote:\n\nI prefer pnpm.", F.REPORTED),
+        ("Bob Smith 10:42 AM\nI prefer pnpm.", F.REPORTED),
+        ("张三 10:42\n我喜欢深色模式。", F.REPORTED),
     ],
 )
 def test_classify_span__an_open_frame_carries_over_the_cut(text: str, carried: Feature) -> None:
@@ -158,6 +165,7 @@ def test_classify__a_leading_condition_is_marked_conditional() -> None:
         "「我一直用 vim」，小王说。",
         "小李觉得我喜欢深色模式。",
         "Per my lead: I prefer tabs.",
+        "Copy-pasting from the doc: remember that I prefer tabs.",
         "以下是聊天记录：\n小明：我用 pnpm。",
         "> 我一直用浅色主题。",
     ],
@@ -210,6 +218,9 @@ def test_classify__the_owners_own_headings_are_not_reported(sentence: str) -> No
         ("记下来：今天部署失败是因为证书过期。", F.ROOT_CAUSE),
         ("记一下：这个 bug 是内存泄漏引起的。", F.ROOT_CAUSE),
         ("Remember this deploy key for prod:", F.OPEN_FRAME),
+        ("Keep in mind the API is rate-limited today.", F.TRANSIENT),
+        ("The outage happened because of a bad config, remember that.", F.ROOT_CAUSE),
+        ("记住，锅在 DNS。", F.ROOT_CAUSE),
     ],
 )
 def test_classify__incidents_causes_and_open_notes_are_not_durable(
@@ -243,6 +254,8 @@ def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) ->
         "记住：回复用中文。",
         "I'm on call every other Friday.",
         "Remember that the staging database is read-only on Fridays.",  # the owner's systems
+        "Remember: tabs, not spaces.",  # states no fact: a telegraphic preference
+        "Remember that starting today I use pnpm.",
         "记住，测试环境每周五重置。",
         "My phone number is 13912345678.",  # digits are not an HTTP 5xx
     ],
