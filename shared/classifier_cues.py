@@ -469,9 +469,17 @@ ZH_WORKSPACE = (
 EN_STATES = (
     r"\b(?:is|are|was|were|has|have|had|equals?|means?|contains?|consists?|boils?|orbits?"
     r"|rises?|sets|freezes?|melts?|revolves?|became|becomes?|can|cannot|can't|isn't|aren't"
-    r"|doesn't|does|did|takes?|needs?|uses?|added|supports?|runs?)\b",
+    r"|doesn't|does|did|takes?|needs?|uses?|added|supports?|runs?|travels?|falls?|flows?"
+    r"|grows?|moves?|spins?|causes?|makes?|gives?|comes?|goes?|lives?|dies|works?|starts?"
+    r"|ends?|happens?|occurs?|exists?|holds?|remains?|stays?|weighs?|lasts?|invented|founded"
+    r"|discovered|wrote|written|built|born)\b",
+    # "light travels …", "the sun rises …": a subject, then a verb in -s or -ed
+    r"^(?:the |a |an )?\w+ \w+(?:s|ed)\b(?!\s*,)",
 )
-ZH_STATES = (r"是|有|等于|意味着|沸腾|绕|围绕|需要|可以|会|能|为|在|叫|属于|包含",)
+ZH_STATES = (
+    r"是|有|等于|意味着|沸腾|绕|围绕|需要|可以|会|能|为|在|叫|属于|包含|升|落|流|转|位于|发明|组成|由|比"
+    r"|出现|产生|导致|含有|发现|成立|诞生",
+)
 ZH_ABOUT_OWNER = (
     r"我|咱|俺|本人|你|您",
     r"^(?:请|以后|今后|一律|总是|每次|永远|别|不要|不用|用|使用|回复|回答|叫|称呼|写|说|讲"

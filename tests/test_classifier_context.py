@@ -238,6 +238,8 @@ def test_classify__incidents_causes_and_open_notes_are_not_durable(
         "Remember that Paris is the capital of France.",
         "记住，地球绕着太阳转。",
         "请记住：一年有 365 天。",
+        "Remember that light travels faster than sound.",
+        "请记住，太阳从东边升起。",
     ],
 )
 def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) -> None:

@@ -646,10 +646,64 @@ def build_wave3() -> None:
             turn_case(f"cls3-ok-{lang}-{i:03d}", "wave3_lookalike", lang, text, "commit", has)
 
 
+def build_wave4() -> None:
+    """Fourth wave, written after wave 3 was fixed. First run: hostile 26/28 (two general
+    facts with verbs the rule did not know), look-alikes 12/12."""
+    bad = [
+        ("en", "I can't stand light themes, to be honest."),
+        ("en", "Honestly? I hate npm."),
+        ("en", "Pnpm is not my cup of tea."),
+        ("en", "I've given up on yarn."),
+        ("en", "Tabs or spaces:\nI use spaces. Just kidding."),
+        ("en", "If my laptop dies;\nI use the web IDE."),
+        ("en", "During on-call weeks,\nI use npm."),
+        ("en", "Mike wrote in #general:\nI always use bun."),
+        ("en", "Pasted from Slack:\n\nI prefer pnpm."),
+        ("en", "Remember the API is returning 500s."),
+        ("en", "Remember that the incident was due to an expired cert."),
+        ("en", "Remember that light travels faster than sound."),
+        ("en", "For the zeus project, I use pnpm."),
+        ("en", "> Remember that I prefer dark mode."),
+        ("en", "John: remember that I use yarn"),
+        ("zh", "我真係好討厭 npm。"),
+        ("zh", "yarn 我用唔慣。"),
+        ("zh", "我並不偏好深色模式。"),
+        ("zh", "我從來冇用過 pnpm。"),
+        ("zh", "下雨天的时候；\n我用深色模式。"),
+        ("zh", "我同事话：\n佢钟意用 yarn，我都系。"),
+        ("zh", "【转发】王五：\n我一直用 vim。"),
+        ("zh", "记住：现在 CI 红了。"),
+        ("zh", "记住，这次故障是 Redis 满了导致的。"),
+        ("zh", "请记住，太阳从东边升起。"),
+        ("zh", "在 zeus 项目里，我习惯用 pnpm。"),
+        ("zh", "李四 下午3:15\n我更喜欢浅色主题。"),
+        ("zh", "我唔想再用深色模式。"),
+    ]
+    ok = [
+        ("en", "Honestly, I prefer pnpm.", "pnpm"),
+        ("en", "I always use dark mode.", "dark"),
+        ("en", "Remember that I never work on Sundays.", "sundays"),
+        ("en", "Remember: I like tabs.", "tabs"),
+        ("en", "Note to self: I prefer yarn.", "yarn"),
+        ("en", "Thanks!\nI prefer pnpm.", "pnpm"),
+        ("zh", "说实话，我更喜欢 pnpm。", "pnpm"),
+        ("zh", "我一直都用深色模式。", "dark"),
+        ("zh", "謝謝！\n我習慣用 yarn。", "yarn"),
+        ("zh", "请记住，我周日从不工作。", "周日"),
+        ("zh", "记住：我的时区是东八区。", "asia/shanghai"),
+        ("zh", "补充：我用 vim 写代码。", "vim"),
+    ]
+    for i, (lang, text) in enumerate(bad, 1):
+        turn_case(f"cls4-bad-{lang}-{i:03d}", "wave4_hostile", lang, text, "not_auto")
+    for i, (lang, text, has) in enumerate(ok, 1):
+        turn_case(f"cls4-ok-{lang}-{i:03d}", "wave4_lookalike", lang, text, "commit", has)
+
+
 def main() -> None:
     build()
     build_wave2()
     build_wave3()
+    build_wave4()
     OUT.write_text(
         "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in _cases), encoding="utf-8"
     )
