@@ -19,6 +19,8 @@ from enum import StrEnum
 
 from shared import classifier_cues as cues
 from shared.reltime import Granularity, find_relative_times
+from shared.segmenter import split_sentences
+from shared.textfold import INVISIBLE, to_simplified
 
 
 class Feature(StrEnum):
@@ -36,6 +38,10 @@ class Feature(StrEnum):
     FUTURE_PLAN = "future_plan"
     SARCASM = "sarcasm"
     TRANSIENT = "transient"
+    ROOT_CAUSE = "root_cause"
+    OPEN_FRAME = "open_frame"
+    CONDITIONAL = "conditional"
+    GENERAL_FACT = "general_knowledge"
     RELATIVE_TIME = "relative_time"
 
 
@@ -49,6 +55,22 @@ NOT_DURABLE = frozenset(
         Feature.FUTURE_PLAN,
         Feature.SARCASM,
         Feature.TRANSIENT,
+        Feature.ROOT_CAUSE,
+        Feature.OPEN_FRAME,
+    }
+)
+# What a frame left open on the line before carries into the claim after it (issue 10):
+# "When I'm on the train,⏎I use light mode." A condition there cannot survive into a value
+# taken from the next sentence, so it arrives as HYPOTHETICAL.
+_CARRIED = frozenset(
+    {
+        Feature.NEGATED,
+        Feature.HYPOTHETICAL,
+        Feature.REPORTED,
+        Feature.ONE_TIME,
+        Feature.UNCERTAIN,
+        Feature.FUTURE_PLAN,
+        Feature.SARCASM,
     }
 )
 
@@ -111,6 +133,31 @@ _FUTURE = _rx(cues.EN_FUTURE_PLAN, cues.ZH_FUTURE_PLAN)
 _SARCASM = _rx(cues.EN_SARCASM, cues.ZH_SARCASM)
 _TRANSIENT = _rx(cues.EN_TRANSIENT, cues.ZH_TRANSIENT)
 _ROOT_CAUSE = _rx(cues.EN_ROOT_CAUSE, cues.ZH_ROOT_CAUSE)
+_INCIDENT = _rx(cues.EN_INCIDENT, cues.ZH_INCIDENT)
+_ROOT_CAUSE_CLAIM = _rx(cues.EN_ROOT_CAUSE_CLAIM, cues.ZH_ROOT_CAUSE_CLAIM)
+_ABOUT_OWNER = _rx(cues.EN_ABOUT_OWNER, cues.ZH_ABOUT_OWNER)
+_WORKSPACE = _rx(cues.EN_WORKSPACE, cues.ZH_WORKSPACE)
+_STATES = _rx(cues.EN_STATES, cues.ZH_STATES)
+CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
+_OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
+_FORWARD_MARKER = _rx(cues.EN_FORWARD_MARKER, cues.ZH_FORWARD_MARKER)
+_PASTE_FRAME = _rx(cues.EN_PASTE_FRAME, cues.ZH_PASTE_FRAME)
+_CHAT_LABEL = re.compile(cues.CHAT_LABEL)
+_SELF_LABEL = _rx(cues.SELF_LABEL)
+_LABEL_ATTRIBUTION = _rx(cues.LABEL_ATTRIBUTION)
+_CAPITALISED_NAME = re.compile(r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?")
+_ZH_NAME_SHAPED = re.compile(r"[\u4e00-\u9fff·]{2,3}")
+_QUOTED_SPEECH = re.compile(
+    # someone said "…" / 某人说「…」
+    r"(?<!\bi )\b(?:wrote|writes|said|says|posted|replied|texted|messaged|commented)\s*[:,]?\s*"
+    r"[\"“「『]|(?<!我)(?:说|讲|话|写道)\s*[:：]?\s*[\"“「『]"
+    # "…," Alice wrote / 「…」，小王说
+    r"|^[\"“「『][^\"”」』]{1,300}[\"”」』]\s*[,，.。]?\s*(?!i\b|我)[^\s,，。.]{1,24}"
+    r"(?:\s+\w+){0,2}?\s*(?:wrote|writes|said|says|replied|posted|told me|说|讲|话|写道|表示)"
+)
+_PROJECT = tuple(re.compile(p) for p in cues.EN_PROJECT + cues.ZH_PROJECT)
+_PROJECT_GENERIC = _rx(cues.PROJECT_GENERIC)
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
 
 # Leading filler and remember-cues, matched on the raw sentence (any case, ASCII or
 # full-width punctuation) so that offsets stay those of the original text.
@@ -134,8 +181,10 @@ _FUTURE_PROBE = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # a Wednesday; see _
 
 
 def fold_text(text: str) -> str:
-    """NFKC, case-folded, straight apostrophes, single spaces: the form cues are written for."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    """NFKC, case-folded, straight apostrophes, single spaces, invisible and bidi controls
+    dropped, traditional Chinese folded to simplified: the form cues are written for."""
+    text = "".join(ch for ch in text if ch not in INVISIBLE and ch not in _BIDI)
+    folded = to_simplified(unicodedata.normalize("NFKC", text)).casefold()
     folded = folded.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return " ".join(folded.split())
 
@@ -228,9 +277,54 @@ def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
         found.add(Feature.FUTURE_PLAN)
     if _SARCASM.search(folded):
         found.add(Feature.SARCASM)
-    if _TRANSIENT.search(folded) or (uncertain and _ROOT_CAUSE.search(folded)):
-        found.add(Feature.TRANSIENT)  # an unverified root-cause guess is not a fact
+    if _TRANSIENT.search(folded) or _INCIDENT.search(folded):
+        found.add(Feature.TRANSIENT)  # a state of the owner or of a system, true for hours
+    if _ROOT_CAUSE_CLAIM.search(folded) or (uncertain and _ROOT_CAUSE.search(folded)):
+        found.add(Feature.ROOT_CAUSE)  # an unverified root-cause claim is not a fact
+    if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded) or _quoted_after_head(folded):
+        found.add(Feature.REPORTED)  # "Bob: …", "张三：…", 'Alice wrote: "…"'
+    if _OPEN_FRAME_END.search(folded) and not _OPEN_FRAME_END.fullmatch(folded):
+        found.add(Feature.OPEN_FRAME)  # "Remember this deploy key:" — its content is elsewhere
+    if CONDITION.search(body):
+        found.add(Feature.CONDITIONAL)
+    if not _ABOUT_OWNER.search(body) and not _WORKSPACE.search(body) and _STATES.search(body):
+        found.add(Feature.GENERAL_FACT)  # neither the owner, the assistant nor their systems
     return found
+
+
+def _quoted_after_head(folded: str) -> bool:
+    """A paste or attribution head before a colon: "Copy-pasting from the doc: remember …"."""
+    head, colon, rest = folded.partition(":")
+    return bool(colon and rest.strip() and len(head) <= 60 and _PASTE_FRAME.search(head))
+
+
+def _reported_label(raw: str) -> bool:
+    """A chat-log label ("Bob:", "[10:42] dave:", "<mike>", "张三：", "陈经理写道：") rather than
+    the owner's own heading ("Note:", "Quick note:", "记住：", "背景交代一下：").
+
+    A label names someone when it is a nick in angle brackets, follows a timestamp, ends with
+    an attribution verb, holds a person word, or is name-shaped: one token, or capitalised
+    words ("John Smith"), or two or three Chinese characters — and is no known heading.
+    """
+    m = _CHAT_LABEL.match(raw)
+    if m is None or raw[m.end() : m.end() + 2] == "//":
+        return False  # "https://…" is no label
+    irc, latin, cjk = m.groups()
+    label_raw = re.sub(r"\s*\([^()]*\)$", "", (irc or latin or cjk).strip())  # "Bob (Slack)"
+    label = fold_text(label_raw)
+    if _LABEL_ATTRIBUTION.search(label) or _REPORTED.search(label):
+        return True  # "Dan said", "my manager", "老板说"
+    if _SELF_LABEL.search(label) or _EXPLICIT_LEAD.match(label) or label.startswith("my "):
+        return False
+    if (
+        irc
+        or raw.lstrip().lstrip("-—–*• ").startswith("[")
+        or label_raw != (irc or latin or cjk).strip()
+    ):
+        return True
+    if latin:
+        return " " not in label or bool(_CAPITALISED_NAME.fullmatch(label_raw))
+    return bool(_ZH_NAME_SHAPED.fullmatch(label))
 
 
 def classify(sentence: str) -> SentenceFeatures:
@@ -260,3 +354,127 @@ def classify(sentence: str) -> SentenceFeatures:
     if words:
         found.add(Feature.RELATIVE_TIME)
     return SentenceFeatures(frozenset(found), words)
+
+
+# --------------------------------------------------------------------------- message context
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_QUOTE_LINE = re.compile(r"^\s*[>＞]")
+# "Bob Smith 10:42 AM", "张三 10:42": a chat client's header line above a pasted message
+_CHAT_HEADER = re.compile(
+    r"^\s*(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?|[\u4e00-\u9fff·]{2,6})\s*[,，]?\s+"
+    r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\]?|(?:上午|下午|晚上)\d{1,2}:\d{2})\s*$"
+)
+_TERMINAL = re.compile(r"[.!?。！？…]['\"”’)）」』】]*$")
+
+
+def _line_start(text: str, offset: int) -> int:
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def _in_pasted_block(text: str, start: int) -> bool:
+    """Inside a ``` fence, on a ``>`` quote line, or after a forwarded-mail marker."""
+    if _QUOTE_LINE.match(text[_line_start(text, start) :]):
+        return True
+    lines = text[: _line_start(text, start)].splitlines()
+    if sum(1 for line in lines if _FENCE.match(line)) % 2 == 1:
+        return True
+    return any(_FORWARD_MARKER.search(fold_text(line)) for line in lines)
+
+
+def _frame_features(frame: str, closed: bool) -> set[Feature]:
+    """What the sentence just before the claim leaves open for it.
+
+    ``closed``: the frame ended with a full stop (or the like); it governs nothing after it.
+    A frame ending in ``, ; :`` is open; so is one cut by a line break that starts with a
+    condition ("When I'm at work⏎I use npm") and never reached its consequent.
+    """
+    if closed:
+        return set()
+    features = classify(frame)
+    open_end = bool(_OPEN_FRAME_END.search(fold_text(frame)))
+    conditional = features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)
+    if not open_end and not conditional:
+        return set()
+    carried = set(features.features & _CARRIED)
+    if conditional:
+        carried.add(Feature.HYPOTHETICAL)
+    return carried
+
+
+_SUBJECT_WORD = re.compile(r"\b(?:i|i'm|i've|we|we're|you|my|our)\b|我|你")
+_ZH_CONDITION_TAIL = re.compile(r"(?:的时候|时候|时|的话|期间|之前|之后|以后)\s*[。.！!]?$")
+
+
+def _bare_condition(frame: str) -> bool:
+    """A condition that never reached its consequent, even when closed by a full stop:
+    "When on the train." / "在公司的时候。" governs the next sentence."""
+    features = classify(frame)
+    if not (features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)):
+        return False
+    folded = fold_text(frame)
+    if _ZH_CONDITION_TAIL.search(folded):
+        return True
+    return "," not in folded and len(_SUBJECT_WORD.findall(folded)) < 2 and len(folded.split()) <= 8
+
+
+def _attributes_what_follows(frame: str) -> bool:
+    """ "My manager said:", "Here's the doc:", "以下是聊天记录：": the lines after are quoted."""
+    folded = fold_text(frame).rstrip()
+    if folded.endswith(":"):
+        folded = folded[:-1].rstrip()
+    elif _TERMINAL.search(folded) or not _LABEL_ATTRIBUTION.search(folded):
+        return False  # without a colon only "Alice wrote⏎…" (a verb of saying at the end)
+    return bool(_PASTE_FRAME.search(folded)) or classify(frame).has(Feature.REPORTED)
+
+
+def context_features(text: str, start: int) -> frozenset[Feature]:
+    """Features the rest of the message gives the sentence starting at ``start`` (issue 10).
+
+    The segmenter cuts at line breaks and semicolons, so a condition, negation or
+    attribution can sit alone on the line before the claim it governs. Looks only backwards
+    inside the same message: pasted and forwarded blocks; everything after an attribution
+    or paste frame that ends in a colon ("My manager wrote:", "以下是聊天记录：") or after a
+    chat header ("Bob Smith 10:42 AM"); and the frames left open just before the sentence,
+    one after another while each ends in ``, ; :`` (a blank line does not close those).
+    """
+    found: set[Feature] = set()
+    if _in_pasted_block(text, start):
+        found.add(Feature.REPORTED)
+    before = [s for s in split_sentences(text) if s.end <= start]
+    if any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before):
+        found.add(Feature.REPORTED)  # quoted text runs on: an owner's aside after it is lost
+    for i in range(len(before) - 1, -1, -1):
+        frame = before[i].text
+        gap = text[before[i].end : start if i == len(before) - 1 else before[i + 1].start]
+        closed = bool(_TERMINAL.search(frame))
+        if _PARAGRAPH_BREAK.search(gap) and not _OPEN_FRAME_END.search(fold_text(frame)):
+            break
+        found |= _frame_features(frame, closed)
+        if closed and i == len(before) - 1 and _bare_condition(frame):
+            found.add(Feature.HYPOTHETICAL)
+        if closed or not _OPEN_FRAME_END.search(fold_text(frame)):
+            break  # only a chain of open frames reaches further back
+    return frozenset(found)
+
+
+def classify_span(text: str, start: int, end: int) -> SentenceFeatures:
+    """:func:`classify` of ``text[start:end]`` plus what the message around it leaves open."""
+    own = classify(text[start:end])
+    carried = context_features(text, start)
+    if not carried - own.features:
+        return own
+    return SentenceFeatures(own.features | carried, own.relative_time_words)
+
+
+def named_project(sentence: str) -> str | None:
+    """The one project a sentence scopes its claim to ("For the atlas project …", "在 atlas
+    项目里…"), or None for none or a general one ("for all my projects")."""
+    folded = fold_text(sentence)
+    for pattern in _PROJECT:
+        for m in pattern.finditer(folded):
+            name = m.group("name").strip()
+            if name and not _PROJECT_GENERIC.search(name):
+                return name
+    return None

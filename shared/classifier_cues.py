@@ -116,12 +116,25 @@ EN_NEGATION_EXEMPT = (
     r"\bno problem\b",
     r"\bno worries\b",
     r"^(?:no|nope|nah)\s*[,.!:;-]",  # "No, I prefer yarn": a correction, not a negation
+    # refusing to change reinforces the claim: "I use vim and never switch"
+    r"\b(?:never|don't|do not|won't|will not|wouldn't) (?:ever )?(?:switch|change|move)(?:ed)?"
+    r"(?: away)?\b(?! to\b| from\b)",
 )
 EN_NEGATED = (
     r"\b(?:not|never|no longer|no|nobody|nothing|neither|nor|none|hardly|barely|cannot)\b",
     r"\b\w+n't\b",
     # a negative attitude turns the mentioned value into its opposite ("I hate dark mode")
     r"\b(?:dislikes?|hates?|can't stand|avoids?|stopped|quit|gave up|switched away from)\b",
+    # the same attitude in other words: aversion verbs, being tired of something, leaving it
+    r"\b(?:loath(?:e|es|ing)|detest(?:s|ing)?|despis(?:e|es|ing)|abhor(?:s|ring)?|resent(?:s)?"
+    r"|can(?:'t|not) bear|(?:sick|tired|weary) of|fed up|done with|over it|averse to"
+    r"|(?:steer|stay|keep|kept|stayed|steered) (?:clear of|away from)|object to"
+    r"|(?:ditch|drop|abandon|uninstall|dump|scrap)(?:ped|ed)\b|got rid of|moved (?:away|off)"
+    r"|walked away from|turned away from|give up on|pass on|can do without|anything but"
+    r"|drives? me (?:crazy|nuts|mad|insane|up the wall)|(?:annoys?|bugs|irritates?|frustrates?"
+    r"|infuriates?) me|ugh|yuck|eww|meh|ex-\w+ user)\b",
+    # a habit that ended: "I used to use vim" (but "I'm used to vim" is a present habit)
+    r"(?<!'m )(?<!\bam )(?<!\bget )(?<!\bgot )(?<!\bbe )(?<!\bbeen )(?<!getting )\bused to\b",
 )
 EN_ONE_TIME = (
     r"\bthis time\b",
@@ -178,6 +191,11 @@ EN_REPORTED = (
     r"\b(?:he|she|they|(?:" + EN_PERSON + r")s?)\s+(?:said|says|told me|mentioned|thinks"
     r"|believes|claims|reckons|insists)\b",
     r"\baccording to\b",
+    # attributed by a preposition or a possessive: "Per my lead:", "my boss's message:"
+    r"^(?:per|via|from|by|quoting|as (?:told|said|written|put) by|in the words of)\s+"
+    r"(?:(?:my|our|the|his|her|their|a)\s+)?(?:" + EN_PERSON + r"|lead|supervisor|pm)s?\b",
+    r"\b(?:" + EN_PERSON + r")s?'s? (?:message|reply|email|mail|comment|words|note|post|answer"
+    r"|text|dm|slack)\b",
     r"\bi (?:heard|read) (?:that|somewhere)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
 )
@@ -192,7 +210,12 @@ EN_GROUP_ARTIFACT = (
 # "Alice prefers yarn": checked on the original-case sentence.
 EN_REPORTED_NAME = (
     r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:says|said|thinks|thought|prefers|likes|loves|lives"
-    r"|uses|wants|told|mentioned|believes|claims|works)\b",
+    r"|uses|wants|told|mentioned|believes|claims|works|wrote|writes|posted|replied|texted"
+    r"|asked)\b",
+    r"^(?:Per|Via|From|Quoting)\s+(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday"
+    r"|Sunday|January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Today|Tomorrow|Now|Then|Next|Last|This|Here|There)\b)[A-Z][a-z]+\s*[:,]",
+    r"^[A-Z][a-z]+'s (?:message|reply|email|mail|comment|words|note|post|answer|text|DM)\b",
 )
 EN_UNCERTAIN = (
     r"\b(?:probably|maybe|perhaps|possibly|likely|unlikely|presumably|supposedly|apparently"
@@ -232,6 +255,8 @@ EN_TRANSIENT = (
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
     r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
+    r"(?<!starting )(?<!from )(?<!as of )(?<!since )\b(?:today|tonight|this morning"
+    r"|this afternoon|this evening)\b",
     r"(?:^|[\s'\"(=:])(?:/tmp/|/var/tmp/|%temp%)",
     r"\btemp(?:orary)? (?:dir|directory"
     r"|folder|file|branch|path)\b",
@@ -284,8 +309,18 @@ ZH_NEGATION_EXEMPT = (
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
     r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
+    # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
+    r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
 )
-ZH_NEGATED = (r"不|没|别|未|勿|莫|甭|无法|讨厌|反感|拒绝|并非|停用|弃用|戒掉",)
+ZH_NEGATED = (
+    r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
+    # every text is folded to simplified first (shared.textfold.to_simplified), so 討厭, 沒 and
+    # 並非 meet these cues too; Cantonese: 唔 (not), 冇 (have not), 咪 (don't), 憎 (hate)
+    r"唔(?!该|紧要)|冇|咪(?:用|开|搞|再|理)|憎|(?<!请)无(?!论|限|线|缝|人机|头|服务器|障碍|损|敌|聊)",
+    # aversion and leaving something behind
+    r"厌恶|厌烦|厌倦|嫌(?!疑)|恨|受够|抗拒|抵触|排斥|鄙视|看不惯|烦死|戒(?:了|咗|掉)|丢掉|换掉|卸载"
+    r"|弃坑|拒用|懒得|腻(?:了|味|咗)|用腻|(?:好|很|太|真)烦|烦人",
+)
 ZH_ONE_TIME = (
     r"这次|这一次|这回|本次|此次|这一回|暂时|临时|暂且|姑且|今天先|今天就|这个任务|本任务"
     r"|这个会话|本会话|当前任务|一次性|先这样",
@@ -314,6 +349,10 @@ ZH_REPORTED = (
     r"^(?:我的?|我们的?|他的|她的)?(?:一个|一位|有个|有位|那个|这个)?(?:" + ZH_PERSON + ")",
     r"^(?:他|她|他们|她们|它们)",
     r"(?:(?:" + ZH_PERSON + r")|(?<![其吉])他|她)(?:们)?(?:说|告诉我|认为|觉得|提到|表示|讲|称)",
+    # a name before a verb of saying: "小李觉得我喜欢深色", "老王说…"
+    r"^(?!我|你|您|今天|昨天|明天|刚才|之前|以前|后来|然后|所以|但是|不过|其实|总之|大概|好像|感觉)"
+    r"(?:(?![是不也都就还又只才在要会能说讲并])[\u4e00-\u9fff]){2,3}(?:说|讲|觉得|认为|表示|提到"
+    r"|告诉我|话|写道)",
     r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
     r"该用户|这个用户|这位用户|此用户",
 )
@@ -337,5 +376,206 @@ ZH_TRANSIENT = (
     r"我(?:现在|今天|这会儿|此刻)?(?:好|很|有点|有些|太|超|特别)?(?:累|困|饿|渴|忙|烦|难受"
     r"|不舒服|生病了|头疼|头痛)",
     r"此刻|这会儿|眼下|刚刚|刚才|这几天|这两天|这周|本周|这个星期|出差|临时目录|临时文件|/tmp/",
+    r"(?<!从)(?:今天|今晚|今早|今天上午|今天下午)(?!起|开始|以后|之后)",
 )
 ZH_ROOT_CAUSE = (r"导致|引起|造成|引发|原因|根因|归因|怪罪",)
+
+
+# --------------------------------------------------------------------------- issue 10 classes
+
+# Incidents are states of a system, true for hours: never a memory, even when asked (seed 004
+# "瞬时的故障状态"). Matched anywhere in the sentence.
+EN_INCIDENT = (
+    r"\b(?:is|are|was|were|went|goes|gone|has gone|keeps?|kept)\s+(?:\w+ly\s+)?(?:down|offline"
+    r"|broken|unreachable|unavailable|degraded|failing|flaky|erroring|timing out|crashing"
+    r"|hanging|on fire|not (?:working|loading|responding|reachable|starting|building))\b",
+    r"\b(?:outage|downtime|incident|sev ?[0-3]|returning (?:5\d\d|errors?)|5\d\d(?:s| errors?)"
+    r"|throwing (?:errors?|exceptions?|5\d\d)|crash(?:ed|es)"
+    r"|can(?:'t|not) (?:connect|reach|log ?in)"
+    r"|(?:won't|doesn't|isn't|can't) (?:start|load|connect|build|work|working|loading|respond)"
+    r"|blew up|fell over|broke (?:prod|production|staging|the build|everything|the site)"
+    r"|(?:took|brought|taking|bringing) (?:prod|production|staging|the site|us|it|everything) down"
+    r"|is (?:red|on fire)|out of (?:disk|memory|space|quota|inodes)|disk (?:is )?full"
+    r"|oom(?:ed)?)\b",
+)
+ZH_INCIDENT = (
+    r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
+    r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)(?:错误|了)?|出(?:问题|事)了|跑不起来|起不来"
+    r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警|(?:挂|飘)?红了"
+    r"|(?:磁盘|硬盘|空间|内存)(?:满了|不足|爆了)",
+    # a system that broke: 挂了, 坏掉, Cantonese 挂咗, 冧咗
+    r"(?:挂|崩|坏|死|冧|瘫|爆|炸)(?:了|咗|掉|啦)",
+    # the owner's own passing state, even when asked to note it: "记一下，我现在在开会"
+    r"(?:现在|正在|目前|此刻|这会儿?|而家|宜家)\s*(?:在|喺)?\s*(?:开会|忙|路上|外面|出差|休假|度假|加班"
+    r"|排队|通勤|吃饭|睡觉|生病|请假|火车上|飞机上|地铁上)",
+)
+# Root-cause claims about an incident are excluded whatever their certainty (seed 004
+# "未证实的根因"): the memory would outlive the post-mortem that corrects it.
+EN_ROOT_CAUSE_CLAIM = (
+    r"\broot[- ]?caus(?:e|ed|es)\b|\bpost-?mortem\b",
+    r"\b(?:was|is|were|are) (?:caused|triggered) by\b",
+    r"\bcaused (?:the|this|that|our|an?) (?:\w+ )?(?:outage|incident|crash|failure|bug|error"
+    r"|downtime|regression)\b",
+    r"\b(?:outage|incident|crash|failure|downtime|regression|breakage) (?:was|is) "
+    r"(?:due to|because of|from)\b",
+    r"\bthe cause of (?:the|this|that|our|last|yesterday's) \w+",
+    r"\b(?:outage|incident|crash|failure|downtime|regression|breakage)\b[^.;]{0,40}"
+    r"\b(?:because|due to|caused by|came from)\b",
+    r"\b(?:failed|failing|broke|crashed|went down|is down|was down|died|timed out|errored"
+    r"|stopped working)\b[^.;]{0,40}\b(?:because|due to|since|as)\b",
+)
+ZH_ROOT_CAUSE_CLAIM = (
+    r"根因|根本原因|罪魁祸首|锅在|(?:故障|事故|宕机|报错|问题|bug|挂|崩)(?:的)?(?:原因|起因|诱因)",
+    r"导致了?(?:这次|上次|那次)?(?:故障|宕机|事故|报错|服务|线上|挂|崩|超时|不可用)",
+    r"(?:引起|造成|引发)(?:了)?(?:这次|上次|那次)?的?(?:故障|宕机|事故|报错|崩溃)",
+    r"(?:失败|挂了?|崩了?|报错|故障|宕机|出错|超时|不可用)[^,，。]{0,8}(?:是因为|是由于|由于|因为)",
+    # "这个 bug 是内存泄漏引起的": a cause named for a fault
+    r"(?:bug|故障|事故|宕机|报错|问题|崩溃|超时)[^,，。]{0,12}是[^,，。]{1,24}(?:引起|造成|导致|引发)的",
+)
+
+# Who a claim is about. A remember-note must be about its owner (I, we), tell the assistant
+# how to act (you, an imperative), or be about the owner's own systems and work ("the staging
+# database is read-only on Fridays"); "remember that water boils at 100 °C" is general
+# knowledge, excluded even when asked (seed 004 "通用常识").
+EN_ABOUT_OWNER = (
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us|let's|you|your"
+    r"|yours)\b",
+    r"\bplease\s+(?!remember|note|keep in mind|don't forget|do not forget|memori[sz]e)[a-z]",
+    # an imperative addressed to the assistant, after any "from now on," or "always"
+    r"^(?:(?:please|from now on|going forward|from here on|by default|as a rule|in (?:the )?future"
+    r"|every time|each time|when(?:ever)? \w+(?: \w+)?|for (?:all|every|any) \w+)[,\s]+)*"
+    r"(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
+    r"|speak|keep|avoid|prefer|give|show|put|add|include|skip|format|ask|tell|send|make|run"
+    r"|check|default|stick|start|end|wrap|sign|be|stop|remind|mention|suggest|try)\b",
+)
+# The owner's environment: systems, code, work. A definite "the staging database" is theirs.
+EN_WORKSPACE = (
+    r"\b(?:staging|prod|production|dev|test|qa|preprod|database|db|dbs|server|servers|cluster"
+    r"|repo|repos|repository|monorepo|codebase|service|services|api|apis|endpoint|ci|cd"
+    r"|pipeline|pipelines|build|builds|deploy|deploys|deployment|release|releases|branch"
+    r"|branches|team|project|projects|config|configs|configuration|env|environment|bucket"
+    r"|queue|host|hosts|vm|container|k8s|kubernetes|namespace|dashboard|wiki|runbook|ticket"
+    r"|tickets|jira|slack|channel|sprint|standup|on-?call|pager|alert|alerts|office|vpn"
+    r"|laptop|account|calendar|meeting|meetings|migration|schema|table|backup|backups|cron"
+    r"|job|jobs|workflow|domain|dns|certificate|cert|cache|redis|postgres|mysql|kafka|s3)\b",
+)
+ZH_WORKSPACE = (
+    r"测试环境|预发|生产|线上|数据库|服务器|集群|仓库|代码库|服务|接口|流水线|构建|部署|分支|团队"
+    r"|项目|配置|环境|发版|上线|版本|工单|值班|告警|会议|周会|站会|办公室|公司|账号|备份|定时任务"
+    r"|缓存|域名|证书|迁移",
+)
+# General knowledge is stated as a fact ("water boils", "Paris is"); a bare "Remember: tabs,
+# not spaces." states no fact and is the owner's telegraphic preference.
+EN_STATES = (
+    r"\b(?:is|are|was|were|has|have|had|equals?|means?|contains?|consists?|boils?|orbits?"
+    r"|rises?|sets|freezes?|melts?|revolves?|became|becomes?|can|cannot|can't|isn't|aren't"
+    r"|doesn't|does|did|takes?|needs?|uses?|added|supports?|runs?|travels?|falls?|flows?"
+    r"|grows?|moves?|spins?|causes?|makes?|gives?|comes?|goes?|lives?|dies|works?|starts?"
+    r"|ends?|happens?|occurs?|exists?|holds?|remains?|stays?|weighs?|lasts?|invented|founded"
+    r"|discovered|wrote|written|built|born)\b",
+    # "light travels …", "the sun rises …": a subject, then a verb in -s or -ed
+    r"^(?:the |a |an )?\w+ \w+(?:s|ed)\b(?!\s*,)",
+)
+ZH_STATES = (
+    r"是|有|等于|意味着|沸腾|绕|围绕|需要|可以|会|能|为|在|叫|属于|包含|升|落|流|转|位于|发明|组成|由|比"
+    r"|出现|产生|导致|含有|发现|成立|诞生",
+)
+ZH_ABOUT_OWNER = (
+    r"我|咱|俺|本人|你|您",
+    r"^(?:请|以后|今后|一律|总是|每次|永远|别|不要|不用|用|使用|回复|回答|叫|称呼|写|说|讲"
+    r"|给|先|提醒|记得|保持|避免)",
+)
+
+# A condition that restricts the claim to some situation: "When I'm on the train, I use light
+# mode" says nothing about the owner's theme elsewhere. The condition must then survive into
+# the value (grounding) or the claim is not durable.
+EN_CONDITION = (
+    r"^(?:only\s+)?(?:when(?:ever)?|while|once|as long as|unless|until|whilst)\b",
+    r"^(?:only\s+)?(?:at (?:work|the office|home|night|school|the weekend)"
+    r"|on (?:the )?(?:weekends?|weekdays?|workdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+    r"|train|bus|plane|subway|road|go)"
+    r"|in (?:the )?(?:mornings?|evenings?|afternoons?|office|summer|winter)|during\b)",
+    r"\bonly (?:when|on|at|in|during|for|if|while|after|before|with)\b",
+    r"\b(?:except|unless|but not) (?:when|on|at|in|for|during|if|while)\b",
+)
+ZH_CONDITION = (
+    r"^(?:只有|只要|除非|一旦|每当|当|在)?[^，,。；;]{0,16}?(?:的时候|时候|之时|期间|嘅时候)",
+    r"^(?:只有|只要|除非|一旦|当)",
+    r"^(?:在|喺)(?:公司|家|家里|办公室|学校|外面|路上|火车上|地铁上|飞机上|车上)",
+    r"^(?:上班|下班|周末|工作日|晚上|早上|白天|夜里|平日|假期|出差)",
+    r"(?:只|仅)(?:在|有|于)|除了",
+)
+
+# A sentence that ends where something else begins: "My manager said:", "When I'm on the
+# train,". The segmenter cuts at line breaks and semicolons, so a frame can sit alone on the
+# line before the claim it governs.
+OPEN_FRAME_END = r"[,:;，：；、—–-]\s*$"
+# A line that opens a pasted or forwarded block: everything after it is someone else's text.
+EN_FORWARD_MARKER = (
+    r"forwarded message|original message|begin forwarded message|forwarded from"
+    r"|^-{2,}\s*(?:forwarded|original)|^(?:from|sent|to|cc|subject|date|reply-to|fwd?|fw)\s*:",
+)
+ZH_FORWARD_MARKER = (
+    r"转发(?:的)?(?:邮件|消息)|转发自|原始邮件|原邮件|^(?:发件人|收件人|抄送|主题|日期|发送时间|时间)\s*:",
+)
+# A frame that introduces pasted text or somebody's words; the lines after it, up to a blank
+# line, are reported speech.
+EN_PASTE_FRAME = (
+    r"\b(?:here(?:'s| is| are)|below is|pasted|pasting|copied|copying|quoting|quote from"
+    r"|forwarding|excerpt|transcript|chat log|log from|from the (?:doc|docs|readme|wiki|email"
+    r"|ticket|thread|article|page|post|file)|the (?:doc|docs|readme|wiki|email|ticket|thread"
+    r"|article|page|post|file|message|note) says|it says|they wrote|(?:he|she) wrote)\b",
+    r"\b(?:said|says|wrote|writes|posted|commented|replied|asked|texted|messaged|emailed"
+    r"|told me|tells me|mentioned|added|answered)\s*$",
+)
+ZH_PASTE_FRAME = (
+    r"以下|如下|下面是|转发|转自|转载|原文|聊天记录|群聊|摘录|摘自|引用|贴一下|粘贴|复制|文档里?(?:写|说)"
+    r"|(?:说|讲|话|写道|写|回复|回答|问|表示|提到|告诉我|发来|留言)\s*$",
+)
+# "Bob: …", "[10:42] dave: …", "<mike> …", "张三：…": a chat-log line. A label that is a
+# remember-cue, a correction or a setting name is the owner's own heading instead.
+CHAT_LABEL = (
+    r"^\s*(?:[-—–*•]+\s*)?(?:\[[^\]]{1,24}\]\s*)?(?:<([^<>]{1,32})>"
+    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2})(?:\s*\([^()]{1,24}\))?\s*[:：]"
+    r"|([\u4e00-\u9fff·]{1,8})\s*[:：])"
+)
+SELF_LABEL = (
+    r"^(?:note|notes|update|updated|correction|fyi|ps|pps|p\.s|reminder|remember|important"
+    r"|edit|context|background|btw|tl;?dr|summary|recap|decision|preference|preferences|todo"
+    r"|me|answer|question|also|and|oh|ok|okay|so|actually|info|nb|n\.b|hi|hey|hello|yes|no"
+    r"|well|anyway|again|editor|ide|theme|language|timezone|name|style|shell|os|setup|rule"
+    r"|rules|policy|plan|goal|status|tip|idea|reason|problem|issue|result|conclusion|warning"
+    r"|caveat|disclaimer|bonus|first|second|third|finally|lastly|i)$",
+    r"^(?:请?(?:帮我)?记(?:住|下|一下|着)|备注|备忘|注意|注|更正|纠正|补充|说明|提醒|提示|重要|重点|要点"
+    r"|决定|偏好|更新|另外|还有|对了|顺便|总结|结论|背景|前提|需求|目标|计划|问题|答案|原因|状态"
+    r"|进展|总之|其实|然后|首先|其次|最后|我|本人|你好|您好|嗯|好的|是的|不是|编辑器|主题|语言|时区"
+    r"|包管理器|名字|设置|规则|原则|要求|习惯|说一下|同步一下|交代一下)$",
+)
+# Who a label names: a person word, or an attribution verb at its end ("陈经理写道", "Dan said").
+LABEL_ATTRIBUTION = (
+    r"\b(?:wrote|writes|said|says|asked|asks|replied|replies|posted|commented|texted|messaged"
+    r"|answered|added)$",
+    r"(?<!我)(?<!一下)(?:说|讲|话|写道|写|问|回复|回答|表示|留言|发来)$",
+)
+# A project named in the sentence scopes the claim to that project (SPEC §5, issue 10).
+EN_PROJECT = (
+    # "for" scopes wherever it stands; "in/on/across" only when it opens the sentence ("In the
+    # atlas repo I use yarn"), not as a place ("tickets live in the PLAT Jira project")
+    r"\b(?:for|within|inside)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
+    r"\b(?:for|within|inside)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
+    r"|repository|codebase|monorepo)\b(?!s)",
+    r"^(?:in|on|across)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
+    r"|repository|codebase|monorepo)\b(?!s)",
+    r"^(?:in|on|across)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
+)
+ZH_PROJECT = (
+    # the same for Chinese: the project opens the sentence or a clause ("在 atlas 项目里我用
+    # yarn", "atlas 项目里，…"), never "配置放在 dotfiles 仓库里"
+    r"(?:^|[,，;；])\s*(?:在|对于|针对|关于|喺)?\s*(?P<name>[A-Za-z0-9][\w.-]*|[\u4e00-\u9fff]{1,6}?)"
+    r"\s*(?:这个)?(?:项目|仓库|代码库|工程)(?:里|中|上|里面|当中|下|的话|嘅话)?",
+)
+# Words that make "project" general rather than one project: "for all my projects".
+PROJECT_GENERIC = (
+    r"^(?:all|any|every|each|my|our|other|side|personal|same|new|these|those|most|some|many"
+    r"|your|their|his|her|work|of)\b|(?:所有|每个|任何|各个|个人|其他|我的|全部|我们的|别的|一些|各|每)",
+)

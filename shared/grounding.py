@@ -14,7 +14,13 @@ A model may only *pick* values the owner uttered: it must not turn "npm" into "p
   ("vim" ↔ "Vim", "nvim" ↔ "neovim"), every CJK bigram of the value occurs in the sentence
   (a lone CJK character must occur itself), and each ISO date in the value is either in
   the sentence literally or what one of its relative time words resolves to from the
-  message time. A negation in the sentence must survive into a free-text value.
+  message time. A negation in the sentence must survive into a free-text value;
+* order (issue 10): the value's content words must occur in the sentence in the same order,
+  so "switch from Jenkins to GitHub Actions" never grounds "switch from GitHub Actions to
+  Jenkins";
+* qualifiers: a restriction the sentence puts on its claim (a weekday, a time of day, a
+  place, "except", "unless", a leading condition; for free text also "only", "只", "仅" and
+  frequency words) must survive into the value, or the value claims more than was said.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ import unicodedata
 from shared.classifier import Feature, classify
 from shared.registry import KeySpec, fold
 from shared.reltime import find_relative_times, has_relative_time, rendered_dates
+from shared.textfold import to_simplified
 
 VALUE_NOT_GROUNDED = "value_not_grounded"
 RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"
 NEGATION_DROPPED = "negation_dropped"
+QUALIFIER_DROPPED = "qualifier_dropped"
 
 # Function words a faithful rewording may add or drop. Deliberately small: a content word
 # the owner did not say is exactly what this check exists to catch.
@@ -79,7 +87,70 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
+
+
+def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for group in groups for p in group)
+
+
+_DAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+_ZH_DAYS = "一二三四五六日"
+# Each pattern is one qualifier; it must match the value whenever it matches the sentence.
+RESTRICTIVE = _qualifiers(
+    tuple(rf"\b{d}days?\b" for d in _DAYS),
+    tuple(rf"(?:周|星期|礼拜){d}" for d in _ZH_DAYS),
+    (
+        r"\bweekends?\b|周末",
+        r"\b(?:weekdays?|workdays?|working days?)\b|工作日",
+        r"\bmornings?\b|早上|上午|早晨",
+        r"\bafternoons?\b|下午",
+        r"\bevenings?\b|晚上|傍晚",
+        r"\bnights?\b|夜里|夜间|半夜",
+        r"\bat work\b|\bat the office\b|在公司|上班",
+        r"\bat home\b|在家",
+        r"\bon (?:the|my) (?:train|bus|plane|phone|laptop|tablet|mobile)\b"
+        r"|(?:火车|地铁|飞机|手机|笔记本)上",
+        r"\bexcept\b|\bother than\b|\bbesides\b|除了|除开",
+        r"\bunless\b|除非",
+        r"\bonly (?:when|on|at|in|during|for|if|while|after|before|with)\b|(?:只|仅)(?:在|有|于)",
+    ),
+)
+# Qualifiers that do not restrict an enum choice ("I only use pnpm" is pnpm) but that a
+# free-text value must keep, or it says something the owner did not.
+FREE_TEXT_ONLY = _qualifiers(
+    (
+        r"\bonly\b|只|仅",
+        r"\bsometimes\b|\boccasionally\b|有时|偶尔",
+        r"\brarely\b|\bseldom\b|很少|极少",
+        r"\busually\b|\bmostly\b|\bgenerally\b|\btypically\b|通常|一般|大多",
+        r"\bbefore\b|之前|以前",
+        r"\bafter\b|之后|以后(?!都|一律|请)",
+        r"\buntil\b|直到",
+        r"\bwhen(?:ever)?\b|\bwhile\b|的时候|时候",
+        r"\bif\b|如果|要是",
+    ),
+)
+
+
+def _without_relative_times(span: str) -> str:
+    """``span`` with relative dates blanked: "last Monday" is a date, not "on Mondays"."""
+    for rel in reversed(find_relative_times(span, _ANY_ANCHOR)):
+        span = span[: rel.start] + " " * (rel.end - rel.start) + span[rel.end :]
+    return span
+
+
+_ANY_ANCHOR = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # where a relative date is, not when
+
+
+def dropped_qualifier(value: str, span: str, *, free_text: bool) -> bool:
+    """True when the sentence restricts its claim in a way the value no longer does."""
+    folded_span, folded_value = _fold(_without_relative_times(span)), _fold(value)
+    patterns = RESTRICTIVE + (FREE_TEXT_ONLY if free_text else ())
+    if any(p.search(folded_span) and not p.search(folded_value) for p in patterns):
+        return True
+    # a leading condition ("When I'm on the train, …") cannot survive into an enum value
+    return not free_text and classify(span).has(Feature.CONDITIONAL)
 
 
 def form_pattern(form: str) -> re.Pattern[str]:
@@ -98,6 +169,28 @@ def mentions(folded_text: str, form: str) -> bool:
 
 def _any_form(forms: list[str], folded_span: str) -> bool:
     return any(mentions(folded_span, form) for form in forms)
+
+
+# What stands right before the alternative a sentence turns down: "from **npm** to pnpm",
+# "pnpm over **npm**", "而不是 **npm**", "从 **npm** 换成".
+_REJECTED_BEFORE = re.compile(
+    r"(?:\b(?:from|over|instead of|rather than|than|not|away from|replacing|replace|ditched"
+    r"|dropped|off)\s+(?:the\s+|using\s+|of\s+)?"
+    r"|(?:而不是|不是|不用|不要|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
+)
+
+
+def _only_rejected(forms: list[str], folded_span: str) -> bool:
+    """Every mention of the value is the alternative the sentence turns down."""
+    starts = [
+        m.start()
+        for form in forms
+        if fold(form)
+        for m in form_pattern(fold(form)).finditer(folded_span)
+    ]
+    return bool(starts) and all(
+        _REJECTED_BEFORE.search(folded_span[max(0, at - 24) : at]) for at in starts
+    )
 
 
 def _alias_grounded(word: str, spec: KeySpec, folded_span: str) -> bool:
@@ -134,6 +227,30 @@ def _negation_kept(value: str, span: str) -> bool:
     return classify(value).has(Feature.NEGATED) or not classify(span).has(Feature.NEGATED)
 
 
+_ORDER_TOKEN = re.compile(
+    r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+)
+
+
+def _in_order(rest: str, folded_span: str, spec: KeySpec) -> bool:
+    """The value's content tokens are a subsequence of the sentence's tokens.
+
+    A word grounded only through a registry alias ("nvim" for "neovim") has no position of
+    its own in the sentence and is skipped; every other word must come after the previous.
+    """
+    span_tokens = _ORDER_TOKEN.findall(folded_span)
+    at = 0
+    for token in _ORDER_TOKEN.findall(rest):
+        if token in STOP_WORDS:
+            continue
+        try:
+            at = span_tokens.index(token, at) + 1
+        except ValueError:
+            if not _alias_grounded(token, spec, folded_span):
+                return False
+    return True
+
+
 def _text_grounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> bool:
     folded_span = _fold(span)
     dates_ok, rest = _dates_grounded(value, span, anchor)
@@ -153,7 +270,7 @@ def _text_grounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime) ->
         pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
         if any(piece not in folded_span for piece in pieces):
             return False
-    return checked
+    return checked and _in_order(rest, folded_span, spec)
 
 
 def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> str | None:
@@ -161,6 +278,7 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
 
     Reasons: ``relative_time_unnormalised`` (the value still says "yesterday"/"昨天"),
     ``negation_dropped`` (a free-text value lost the sentence's negation),
+    ``qualifier_dropped`` (the value lost a restriction: "only … on Fridays", "except"),
     ``value_not_grounded`` (anything else). ``anchor`` is the message's ``created_at``.
     """
     if not isinstance(value, str) or not value.strip():
@@ -169,14 +287,27 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return RELATIVE_TIME_UNNORMALISED
     folded_span = _fold(span)
     kind = spec.value.get("type")
-    if kind == "enum":
-        return None if _any_form(spec.surface_forms(value), folded_span) else VALUE_NOT_GROUNDED
-    if kind == "timezone":
-        return None if _timezone_grounded(value, spec, folded_span) else VALUE_NOT_GROUNDED
+    if kind in ("enum", "timezone"):
+        grounded = (
+            _any_form(spec.surface_forms(value), folded_span)
+            if kind == "enum"
+            else _timezone_grounded(value, spec, folded_span)
+        )
+        if not grounded:
+            return VALUE_NOT_GROUNDED
+        if kind == "enum" and _only_rejected(spec.surface_forms(value), folded_span):
+            return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
+        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+    canonical = spec.canonical(value)
+    if canonical is not None and _only_rejected(spec.surface_forms(canonical), folded_span):
+        return VALUE_NOT_GROUNDED  # "I moved from Vim to Emacs" grounds emacs, never vim
     if _alias_grounded(value, spec, folded_span):
-        return None  # "vim" by "Vim", "neovim" by "nvim"
+        # "vim" by "Vim", "neovim" by "nvim": a name, restricted like an enum choice
+        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
     if not _text_grounded(value, span, spec, anchor):
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):
         return NEGATION_DROPPED
+    if dropped_qualifier(value, span, free_text=True):
+        return QUALIFIER_DROPPED
     return None

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
+
+import opencc
 
 # Invisible characters someone can insert inside a token without changing how it reads.
 INVISIBLE = frozenset("\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
@@ -45,3 +48,19 @@ def fold(text: str) -> Folded:
             out.append(piece)
             origin.append(i)
     return Folded("".join(out), tuple(origin))
+
+
+@lru_cache(maxsize=1)
+def _t2s() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+def to_simplified(text: str) -> str:
+    """Traditional Chinese (Taiwan, Hong Kong) -> simplified, with OpenCC's maintained tables.
+
+    Cue lists are written in simplified Chinese once; folding here makes "討厭", "並非" and
+    "喜歡" meet the same cues as "讨厌", "并非" and "喜欢". Text without CJK is returned as is.
+    """
+    if text.isascii():
+        return text
+    return _t2s().convert(text)

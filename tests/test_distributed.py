@@ -133,7 +133,7 @@ def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_t
 
     engine = create_engine(pipeline_processes)
     tenant = "canary"
-    canary = "Remember that the canary phrase is zebra-quartz-lantern."
+    canary = "Remember that our canary phrase is zebra-quartz-lantern."
     turns = [
         Turn.model_validate(
             turn_dict(tenant, text, message_id=mid, created_at=f"2026-05-01T09:0{i}:00Z")
@@ -152,7 +152,7 @@ def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_t
         "kind": "preference",
         "normalized_key": "preference.note",
         "stable_candidate_ordinal": 0,
-        "value": "the canary phrase is zebra-quartz-lantern",
+        "value": "our canary phrase is zebra-quartz-lantern",
         "evidence": {
             "message_id": "c1",
             "start": 0,

@@ -16,8 +16,14 @@ from services.eval.runner import run_cases
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))
-# three sets written independently of the implementation (the last one was never tuned on)
-OWN_CASES = [REPO / "tests" / "cases", REPO / "tests" / "probe", REPO / "tests" / "heldout"]
+# sets written independently of the implementation (heldout was never tuned on); classify
+# holds the classes of issue 10, written before the fixes
+OWN_CASES = [
+    REPO / "tests" / "cases",
+    REPO / "tests" / "probe",
+    REPO / "tests" / "heldout",
+    REPO / "tests" / "classify",
+]
 SNAPSHOT_KEYS = {"case_id", "checkpoint", "memories", "proposals", "recall"}
 
 

@@ -51,7 +51,7 @@ def test_logging__a_canary_through_the_pipeline_never_reaches_the_logs(
     sqlite_engine: Engine, tenant: str, log_stream: io.StringIO
 ) -> None:
     turns = [
-        turn_dict(tenant, f"Remember that the canary phrase is {CANARY}.", message_id="c1"),
+        turn_dict(tenant, f"Remember that our canary phrase is {CANARY}.", message_id="c1"),
         turn_dict(tenant, "I prefer pnpm for all my JavaScript projects.", message_id="c2"),
     ]
     ingest_turns([Turn.model_validate(t) for t in turns], engine=sqlite_engine)

@@ -267,8 +267,14 @@ def test_find_secrets__never_fires_on_a_uuid(value: uuid.UUID) -> None:
 
 @pytest.mark.parametrize(
     ("number", "valid"),
-    [("4111111111111111", True), ("4111111111111112", False), ("378282246310005", True),
-     ("6011111111111117", True), ("1234567812345670", False), ("4111-1111", False)],
+    [
+        ("4111111111111111", True),
+        ("4111111111111112", False),
+        ("378282246310005", True),
+        ("6011111111111117", True),
+        ("1234567812345670", False),
+        ("4111-1111", False),
+    ],
 )
 def test_card_number_valid__needs_luhn_and_a_network_prefix(number: str, valid: bool) -> None:
     assert card_number_valid(number) is valid
@@ -276,9 +282,15 @@ def test_card_number_valid__needs_luhn_and_a_network_prefix(number: str, valid: 
 
 @pytest.mark.parametrize(
     ("iban", "valid"),
-    [("DE89370400440532013000", True), ("GB82WEST12345698765432", True),
-     ("NL91ABNA0417164300", True), ("CH9300762011623852957", True),
-     ("DE89370400440532013001", False), ("DE8937040044053201300", False), ("XX00123", False)],
+    [
+        ("DE89370400440532013000", True),
+        ("GB82WEST12345698765432", True),
+        ("NL91ABNA0417164300", True),
+        ("CH9300762011623852957", True),
+        ("DE89370400440532013001", False),
+        ("DE8937040044053201300", False),
+        ("XX00123", False),
+    ],
 )
 def test_iban_valid__checks_country_length_and_mod_97(iban: str, valid: bool) -> None:
     assert iban_valid(iban) is valid
@@ -286,8 +298,14 @@ def test_iban_valid__checks_country_length_and_mod_97(iban: str, valid: bool) ->
 
 @pytest.mark.parametrize(
     ("rid", "valid"),
-    [("11010519491231002X", True), ("11010519491231002x", True), ("110105194912310021", False),
-     ("110105194902310028", False), ("990105194912310021", False), ("440524188001010014", False)],
+    [
+        ("11010519491231002X", True),
+        ("11010519491231002x", True),
+        ("110105194912310021", False),
+        ("110105194902310028", False),
+        ("990105194912310021", False),
+        ("440524188001010014", False),
+    ],
 )
 def test_cn_resident_id_valid__checks_region_birth_date_and_check_digit(
     rid: str, valid: bool

@@ -36,6 +36,10 @@ class Namespace:
     def session(self, session_id: str) -> str:
         return f"{self.case_id}.{session_id}"
 
+    def unsession(self, kind: str, key: str) -> str:
+        """A scope key in the case's own ids: session scopes lose the case prefix."""
+        return self.unmessage(key) if kind == "session" else key
+
     def unmessage(self, message_id: str) -> str:
         prefix = f"{self.case_id}."
         return message_id[len(prefix) :] if message_id.startswith(prefix) else message_id
@@ -103,6 +107,11 @@ def proposal_for(step: dict[str, Any], ns: Namespace) -> dict[str, Any]:
         body["tenant_id"] = ns.tenant(body["tenant_id"])
     if isinstance(body.get("evidence"), dict):
         body["evidence"] = resolve_evidence(body["evidence"], ns)
+    scope = body.get("scope")
+    if isinstance(scope, dict) and scope.get("kind") == "session" and "key" in scope:
+        # session ids carry the case prefix, so a session scope names the prefixed session;
+        # the gate checks that it is the evidence's own session
+        body["scope"] = {**scope, "key": ns.session(str(scope["key"]))}
     if given_id is not None:
         body["proposal_id"] = given_id  # sent verbatim: forged ids must reach the gate as-is
         return body

@@ -25,7 +25,7 @@ from services.extractor.routes import (
     make_sentence,
     route,
 )
-from shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify
+from shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify_span
 from shared.grounding import ungrounded_reason
 from shared.models import (
     Evidence,
@@ -89,8 +89,18 @@ def _candidates(
     session_task_facts: bool,
 ) -> dict[str, str]:
     """key -> value this sentence may propose; empty when it states nothing durable."""
-    if features.has(Feature.NEGATED) or features.has(Feature.QUESTION):
+    if features.has(Feature.QUESTION):
         return {}
+    if features.has(Feature.NEGATED):
+        # "Remember that I never take calls on Fridays": only the whole claim, negation kept,
+        # as a note; a narrow key would turn "I don't use npm" into npm
+        negated_note = (
+            features.has(Feature.EXPLICIT_INSTRUCTION)
+            and not features.not_durable
+            and not features.has(Feature.GENERAL_FACT)
+            and claim
+        )
+        return {_NOTE_KEY: claim} if negated_note else {}
     if features.not_durable:
         only_one_time = features.features & NOT_DURABLE == {Feature.ONE_TIME}
         return {_SESSION_KEY: claim} if session_task_facts and only_one_time and claim else {}
@@ -111,8 +121,8 @@ def _candidates(
         or (key in _REPLY_KEYS and instructed)
         or (key.startswith("profile.") and speaker)
     }
-    if not routed and instructed and claim:
-        routed[_NOTE_KEY] = claim  # "remember that …" that fits nothing narrower
+    if not routed and instructed and claim and not features.has(Feature.GENERAL_FACT):
+        routed[_NOTE_KEY] = claim  # "remember that …" about the owner, fitting nothing narrower
     return routed
 
 
@@ -180,7 +190,7 @@ def extract(
             previous_secret_end = sent.end
             continue
         previous_secret_end = None
-        features = classify(sent.text)
+        features = classify_span(turn.text, sent.start, sent.end)  # frames on earlier lines too
         claim = claim_text(sent.text, turn.created_at)
         candidates = _candidates(sent.text, claim, features, registry, session_task_facts)
         for key in sorted(candidates, key=KEY_ORDER.index):

@@ -107,6 +107,7 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             text=r.text,
             status=r.status,
             created_at=in_offset(r.created_at, r.utc_offset_minutes),
+            session_id=r.session_id,
         )
         for k, r in latest.items()
     }

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from shared.canonical import claim_text, proposal_identity, sha256_hex
 from shared.canonical import proposal_id as compute_proposal_id
-from shared.classifier import Feature, classify
+from shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
 from shared.grounding import ungrounded_reason
 from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
 from shared.registry import Registry, Sensitivity
@@ -23,12 +23,24 @@ from shared.sensitive import SensitiveCategory, sensitive_categories
 # A session-scoped task fact may outlive its turn by at most this much and still count as
 # "expiry within the session" (SPEC §5 matrix, not-durable row).
 SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
+SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # "Remember that our CI uses yarn" is not the owner's preference: a single-valued
 # preference or profile fact needs the owner in the sentence. Instructions about how to talk
 # to the owner (reply language, style) are about the owner by nature.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)", re.IGNORECASE)
 OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication_style"})
+# Free-text notes the owner asks to keep: never general knowledge (seed 004: excluded even
+# when asked). A task fact is about the task by nature.
+OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
+# A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
+# secret elsewhere is a note about that secret: rejected like the secret itself.
+_CREDENTIAL_WORD = re.compile(
+    r"\b(?:key|keys|token|tokens|password|passwords|passphrase|secret|secrets|credential"
+    r"|credentials|api[- ]?key|ssh|pem|cert|certificate|seed phrase|recovery code|pin)\b"
+    r"|密钥|私钥|公钥|密码|口令|令牌|凭据|凭证|证书|助记词|秘钥|token",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,7 @@ class StoredMessage:
     text: str
     status: str
     created_at: datetime
+    session_id: str | None = None  # None only where a caller could not know it: fails closed
 
 
 @dataclass
@@ -120,6 +133,11 @@ def _check_value(
         a.reject.append("scope_not_allowed")
         return
     a.passed("registry")
+    mismatch = _scope_mismatch(p, msg)
+    if mismatch:
+        a.reject.append(mismatch)
+        return
+    a.passed("scope")
     invalid = spec.validate(p.value)
     if invalid:
         a.reject.append(invalid)
@@ -136,6 +154,30 @@ def _check_value(
         a.review.append("sensitive_key")
 
 
+def _scope_mismatch(p: MemoryProposal, msg: StoredMessage) -> str | None:
+    """A user scope names the subject; a session scope names the evidence's session."""
+    if p.scope.kind == ScopeKind.USER and p.scope.key != p.subject_id:
+        return "scope_subject_mismatch"
+    if p.scope.kind == ScopeKind.SESSION and (
+        msg.session_id is None or p.scope.key != msg.session_id
+    ):
+        return "scope_session_mismatch"
+    return None
+
+
+def _project_scope_review(p: MemoryProposal, span: str) -> str | None:
+    """A claim scoped to a named project ("For the atlas project I prefer yarn") may only
+    commit in that project's scope; anywhere else the owner decides (SPEC §5, issue 10)."""
+    project = named_project(span)
+    if project is None:
+        return None
+    if p.scope.kind != ScopeKind.PROJECT:
+        return "project_scope_required"
+    if project.casefold() not in p.scope.key.casefold():
+        return "project_scope_mismatch"
+    return None
+
+
 def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
     """A secret found in the whole message that overlaps the span. One scan covers the span
     itself and a span holding only part of a secret, which alone would not read as one."""
@@ -144,9 +186,19 @@ def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
     )
 
 
+def _note_on_secret(msg: StoredMessage, span: str) -> bool:
+    """A sentence about a credential in a message that holds one ("Remember this deploy
+    key:" with the private key on the next lines)."""
+    return bool(_CREDENTIAL_WORD.search(span)) and bool(find_secrets(msg.text))
+
+
 def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
     text = span + "\n" + claim_text(p.value)
-    if secret_kinds(claim_text(p.value)) or _secret_touches_span(msg, p):
+    if (
+        secret_kinds(claim_text(p.value))
+        or _secret_touches_span(msg, p)
+        or _note_on_secret(msg, span)
+    ):
         a.secret = True
         a.reject.append("secret")
         return
@@ -163,13 +215,18 @@ def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessme
 def _check_durability(
     p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
 ) -> None:
-    features = classify(span)
-    a.features = features.reasons()
+    features = classify_span(msg.text, p.evidence.start, p.evidence.end)
+    # "remember that water boils at 100 °C": general knowledge is no note (seed 004)
+    general_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.GENERAL_FACT)
+    a.features = [r for r in features.reasons() if general_note or r != Feature.GENERAL_FACT.value]
     session_fact = _session_task_fact(p, msg)
-    if features.not_durable:
-        if not session_fact:
+    # a session task fact may be one-time or passing ("use npm this time"), never someone
+    # else's words, a question, a hypothesis or sarcasm
+    session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
+    if features.not_durable or general_note:
+        if not session_ok or general_note:
             a.not_durable.append("not_durable")
-            a.not_durable.extend(features.reasons())
+            a.not_durable.extend(a.features)
             return
         a.passed("session_task_fact")
     spec = registry.get(p.kind.value, p.normalized_key)
@@ -192,6 +249,9 @@ def _check_durability(
     # A user's instruction for their own session is explicit for that session.
     if not features.explicit and not session_fact:
         a.review.append("inferred")
+    project_review = _project_scope_review(p, span)
+    if project_review:
+        a.review.append(project_review)
     if not a.review:
         a.passed("durability")
 

@@ -33,6 +33,7 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
         text=row.text,
         status=row.status,
         created_at=in_offset(row.created_at, row.utc_offset_minutes),
+        session_id=row.session_id,
     )
 
 

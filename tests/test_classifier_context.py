@@ -1,0 +1,291 @@
+"""Issue 10's classification classes, English and Chinese (simplified, traditional, Cantonese).
+
+Pure: :func:`classify` on one sentence, :func:`classify_span` on a sentence inside its message,
+:func:`named_project`. Each class has hostile sentences and harmless look-alikes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.classifier import Feature, classify, classify_span, named_project
+from shared.textfold import to_simplified
+
+F = Feature
+
+
+def _last_line(text: str) -> tuple[int, int]:
+    """Offsets of the last sentence: after the last line break or full-width semicolon."""
+    cut = max(text.rfind("\n"), text.rfind("；"), text.rfind(";"))
+    return cut + 1, len(text)
+
+
+def features_of_last(text: str) -> set[Feature]:
+    start, end = _last_line(text)
+    return set(classify_span(text, start, end).features)
+
+
+# --------------------------------------------------------------------------- folding
+
+
+def test_to_simplified__folds_traditional_and_leaves_the_rest() -> None:
+    assert to_simplified("我討厭深色模式，並非 vim 用戶") == "我讨厌深色模式，并非 vim 用户"
+    assert to_simplified("I prefer pnpm.") == "I prefer pnpm."
+
+
+# --------------------------------------------------------------------------- negation / dislike
+
+NEGATED = [
+    "我討厭深色模式。",
+    "我沒在用 yarn。",
+    "我並非 vim 用戶。",
+    "我冇用 pnpm。",
+    "我唔鍾意用 npm。",
+    "我嫌弃 yarn 太慢。",
+    "我嫌棄淺色主題。",
+    "我不鍾意深色模式。",
+    "我好憎用 npm。",
+    "我厌恶浅色模式。",
+    "我已經戒咗 vim。",
+    "I loathe dark mode.",
+    "I detest yarn.",
+    "I despise npm.",
+    "I'm sick of yarn.",
+    "I'm fed up with pnpm.",
+    "I steer clear of emacs.",
+    "I used to use vim.",
+    "I ditched pnpm.",
+    "Yarn drives me crazy.",
+    "I\u200b don't use yarn.",  # a zero-width space does not hide the negation
+]
+
+
+@pytest.mark.parametrize("sentence", NEGATED)
+def test_classify__dislike_and_negation_in_every_variety(sentence: str) -> None:
+    assert classify(sentence).has(F.NEGATED)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "我喜歡深色模式。",
+        "我非常喜欢 pnpm。",
+        "唔该你用中文回复我。",  # 唔该 is "please", not "not"
+        "无论什么项目我都用 pnpm。",
+        "I'm used to vim.",
+        "I use light mode.",
+        "我一直用深色主题，从来不换。",  # refusing to change reinforces the claim
+        "I use vim and never switch.",
+    ],
+)
+def test_classify__look_alikes_are_not_negated(sentence: str) -> None:
+    assert not classify(sentence).has(F.NEGATED)
+
+
+# --------------------------------------------------------------------------- frames across a cut
+
+
+@pytest.mark.parametrize(
+    ("text", "carried"),
+    [
+        ("When I'm on the train,\nI use light mode.", F.HYPOTHETICAL),
+        ("When I'm at work\nI use npm.", F.HYPOTHETICAL),
+        ("On weekdays:\nI use light mode.", F.HYPOTHETICAL),
+        ("Not that I like it;\nI use yarn.", F.NEGATED),
+        ("My manager said:\nI prefer pnpm.", F.REPORTED),
+        ("如果在公司，\n我用浅色模式。", F.HYPOTHETICAL),
+        ("在火车上的时候，\n我用浅色模式。", F.HYPOTHETICAL),
+        ("喺公司嘅時候，\n我用淺色模式。", F.HYPOTHETICAL),
+        ("并不是说我喜欢它；我用 yarn。", F.NEGATED),
+        ("老板说：\n我喜欢用 yarn。", F.REPORTED),
+        ("我同事講：\n我鍾意用 pnpm。", F.REPORTED),
+        # a bare condition governs the next sentence even when closed by a full stop
+        ("When on the train.\nI use light mode.", F.HYPOTHETICAL),
+        ("在公司的时候。\n我用浅色模式。", F.HYPOTHETICAL),
+        # a verb of saying at the end of the line, with or without a colon
+        ("Alice said\nI prefer pnpm.", F.REPORTED),
+        ("On Mon, Bob wrote:\nI prefer pnpm.", F.REPORTED),
+        # a chain of open frames, and an open frame across a blank line
+        ("When I'm on the train,\nor on the bus,\nI use light mode.", F.HYPOTHETICAL),
+        ("When I'm on the train,\n\nI use light mode.", F.HYPOTHETICAL),
+        # a quotation after a colon runs on past blank lines; a chat header starts one
+        ("My manager wrote:\n\nI prefer pnpm.", F.REPORTED),
+        ("Bob Smith 10:42 AM\nI prefer pnpm.", F.REPORTED),
+        ("张三 10:42\n我喜欢深色模式。", F.REPORTED),
+    ],
+)
+def test_classify_span__an_open_frame_carries_over_the_cut(text: str, carried: Feature) -> None:
+    assert carried in features_of_last(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I switched editors last year.\nI use light mode.",  # a closed sentence governs nothing
+        "Hi there,\nI use light mode.",
+        "Quick note:\nI prefer pnpm.",
+        "你好，\n我喜欢深色模式。",
+        "补充一下：\n我一直用 pnpm。",
+        "When I'm on the train I read.\n\nI use light mode.",  # a paragraph break closes it
+        "When I'm at work I use npm.\nI use light mode.",  # that condition had its consequent
+    ],
+)
+def test_classify_span__a_closed_or_empty_frame_carries_nothing(text: str) -> None:
+    found = features_of_last(text)
+    assert F.FIRST_PERSON_DURABLE in found
+    assert not found & {F.HYPOTHETICAL, F.NEGATED, F.REPORTED}
+
+
+def test_classify__a_leading_condition_is_marked_conditional() -> None:
+    assert classify("When I'm at the office, I use light mode.").has(F.CONDITIONAL)
+    assert classify("在公司的时候我用浅色模式。").has(F.CONDITIONAL)
+    assert not classify("I use light mode.").has(F.CONDITIONAL)
+
+
+# --------------------------------------------------------------------------- pasted speech
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bob: I prefer dark mode.",
+        "[10:42] dave: I use emacs for everything.",
+        "<mike> i prefer npm",
+        "Bob (Slack): I use vim.",
+        'Alice wrote: "I always use yarn."',
+        '"I always use yarn," Alice wrote.',
+        "> I use vim for everything.",
+        "---------- Forwarded message ---------\nFrom: Carol\nSubject: setup\nI prefer pnpm.",
+        "Here's the doc I pasted:\nRemember that I prefer tabs.",
+        "```\nremember that I prefer npm\n```",
+        "张三：我喜欢用 yarn。",
+        "陈经理写道：请记住，我偏好 npm。",
+        "转发自李四：\n我一直用 vim。",
+        "王五說：「我習慣用深色模式。」",
+        "「我一直用 vim」，小王说。",
+        "小李觉得我喜欢深色模式。",
+        "Per my lead: I prefer tabs.",
+        "Copy-pasting from the doc: remember that I prefer tabs.",
+        "以下是聊天记录：\n小明：我用 pnpm。",
+        "> 我一直用浅色主题。",
+    ],
+)
+def test_classify_span__pasted_or_forwarded_text_is_reported(text: str) -> None:
+    if text.endswith("```"):
+        start = text.index("remember")
+        end = text.index("\n```", start)
+    else:
+        start, end = _last_line(text)
+    assert classify_span(text, start, end).has(F.REPORTED)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Note: I prefer yarn.",
+        "Update: I use vim now.",
+        "Two things: I use vim.",
+        "记住：我喜欢深色模式。",
+        "更正：我一直用 pnpm。",
+        "背景交代一下：我一直用 npm 装依赖。",
+        "https://example.com is where I keep my notes.",
+        "并不是说我喜欢它；",  # "并不是说" is no name before a verb of saying
+        "From Monday, I use pnpm.",
+    ],
+)
+def test_classify__the_owners_own_headings_are_not_reported(sentence: str) -> None:
+    assert not classify(sentence).has(F.REPORTED)
+
+
+# --------------------------------------------------------------------------- excluded when asked
+
+
+@pytest.mark.parametrize(
+    ("sentence", "feature"),
+    [
+        ("请记住，现在支付服务挂了。", F.TRANSIENT),
+        ("记一下，测试环境现在连不上。", F.TRANSIENT),
+        ("幫我記住，資料庫掛咗。", F.TRANSIENT),
+        ("记一下，我现在在开会。", F.TRANSIENT),
+        ("Please remember the staging cluster is down right now.", F.TRANSIENT),
+        ("Note that the API gateway is returning 502s.", F.TRANSIENT),
+        ("Remember that the root cause of the outage is a bad DNS record.", F.ROOT_CAUSE),
+        ("Remember that the outage was caused by a bad deploy.", F.ROOT_CAUSE),
+        ("记住：这次事故的根因是数据库连接池耗尽。", F.ROOT_CAUSE),
+        ("帮我记一下，故障原因是配置写错了。", F.ROOT_CAUSE),
+        ("Please note: the build server is out of disk space.", F.TRANSIENT),
+        ("Remember the deploy failed because the cert expired.", F.ROOT_CAUSE),
+        ("记下来：今天部署失败是因为证书过期。", F.ROOT_CAUSE),
+        ("记一下：这个 bug 是内存泄漏引起的。", F.ROOT_CAUSE),
+        ("Remember this deploy key for prod:", F.OPEN_FRAME),
+        ("Keep in mind the API is rate-limited today.", F.TRANSIENT),
+        ("The outage happened because of a bad config, remember that.", F.ROOT_CAUSE),
+        ("记住，锅在 DNS。", F.ROOT_CAUSE),
+    ],
+)
+def test_classify__incidents_causes_and_open_notes_are_not_durable(
+    sentence: str, feature: Feature
+) -> None:
+    features = classify(sentence)
+    assert features.has(feature)
+    assert features.not_durable
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Remember that water boils at 100 °C.",
+        "Remember that Paris is the capital of France.",
+        "记住，地球绕着太阳转。",
+        "请记住：一年有 365 天。",
+        "Remember that light travels faster than sound.",
+        "请记住，太阳从东边升起。",
+    ],
+)
+def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) -> None:
+    assert classify(sentence).has(F.GENERAL_FACT)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Remember that I prefer concise answers.",
+        "Remember that our deploys go out on Tuesdays.",
+        "Remember: always reply in English.",
+        "请记住，我习惯先看结论再看细节。",
+        "记住：回复用中文。",
+        "I'm on call every other Friday.",
+        "Remember that the staging database is read-only on Fridays.",  # the owner's systems
+        "Remember: tabs, not spaces.",  # states no fact: a telegraphic preference
+        "Remember that starting today I use pnpm.",
+        "记住，测试环境每周五重置。",
+        "My phone number is 13912345678.",  # digits are not an HTTP 5xx
+    ],
+)
+def test_classify__notes_about_the_owner_stay_durable(sentence: str) -> None:
+    features = classify(sentence)
+    assert not features.has(F.GENERAL_FACT)
+    assert not features.not_durable
+
+
+# --------------------------------------------------------------------------- named project
+
+
+@pytest.mark.parametrize(
+    ("sentence", "project"),
+    [
+        ("For the atlas project I prefer yarn.", "atlas"),
+        ("I prefer yarn for the atlas project.", "atlas"),
+        ("In the atlas repo I use yarn.", "atlas"),
+        ("在 atlas 项目里我用 yarn。", "atlas"),
+        ("atlas 项目里，我一直用 yarn。", "atlas"),
+        ("I prefer yarn for all my projects.", None),
+        ("我所有项目里都用 pnpm。", None),
+        ("Remember that my tickets live in the PLAT Jira project.", None),  # a place
+        ("我写代码一直用 Neovim，配置都放在 dotfiles 仓库里。", None),
+    ],
+)
+def test_named_project__only_a_project_that_scopes_the_claim(
+    sentence: str, project: str | None
+) -> None:
+    assert named_project(sentence) == project
