@@ -21,7 +21,7 @@ from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from sqlalchemy import Engine
 
 from shared.db import unit_of_work, utcnow
-from shared.outbox import backlog, oldest_unsent_at
+from shared.outbox import backlog, delivery_health, oldest_unsent_at
 
 log = logging.getLogger("memwarden.metrics")
 
@@ -137,9 +137,14 @@ def serve(port: int) -> WSGIServer | None:
 
 def sample_outbox(engine: Engine) -> None:
     """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
+    from shared.config import get_settings
+
     with unit_of_work(engine) as uow:
         pending = backlog(uow.conn)
         oldest = oldest_unsent_at(uow.conn)
+        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
+    for state in ("unsent", "in_flight", "overdue", "dead_letters"):
+        DELIVERY.labels(state).set(getattr(health, state))
     OUTBOX_BACKLOG.set(pending)
     OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
 
@@ -204,3 +209,43 @@ class RelaySampler:
                 sample_queue_depths(self.llen)
         except Exception:  # a gauge must never stop the relay; the next sample retries
             log.warning("metrics sample failed", exc_info=True)
+
+
+CONSUMER_EVENTS = Counter(
+    "memwarden_consumer_events",
+    "Events a stage's consumer saw, by outcome: processed, duplicate, held, dead_letter",
+    ["stage", "outcome"],
+)
+CONSUMER_RETRIES = Counter(
+    "memwarden_consumer_retries",
+    "Batches a stage rolled back and retried after a transient error",
+    ["stage"],
+)
+DEAD_LETTERS = Counter(
+    "memwarden_dead_letters", "Events a stage set aside as dead letters", ["stage"]
+)
+CONSUMER_BATCH = Histogram(
+    "memwarden_consumer_batch_seconds",
+    "Wall time of one consumer batch (one transaction, retries included)",
+    ["stage"],
+    buckets=_TASK_BUCKETS,
+)
+DELIVERY = Gauge(
+    "memwarden_delivery",
+    "Delivery health sampled by the relay: unsent, in_flight, overdue (published, not "
+    "consumed past the redelivery deadline), dead_letters",
+    ["state"],
+)
+
+
+def observe_batch(stage: str, result: Any, seconds: float) -> None:
+    """Count one consumer batch (``shared.consume.ConsumeResult``)."""
+    for outcome, n in (
+        ("processed", result.processed - result.dead),
+        ("duplicate", result.duplicates),
+        ("held", result.held),
+        ("dead_letter", result.dead),
+    ):
+        if n:
+            CONSUMER_EVENTS.labels(stage, outcome).inc(n)
+    CONSUMER_BATCH.labels(stage).observe(seconds)

@@ -66,8 +66,12 @@ class _Reads:
     profiles: dict[str, str]
 
 
-def _read(conn: Connection, wave: list[Verified]) -> _Reads:
-    pids = {(v.p.tenant_id, v.p.proposal_id) for v in wave}
+def _decided(
+    conn: Connection, pids: set[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """Proposals already decided: their payload hashes, and their stored receipts."""
+    if not pids:
+        return {}, {}
     existing = {
         (r.tenant_id, r.proposal_id): r.payload_hash
         for r in conn.execute(
@@ -87,6 +91,11 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
                 )
             )
         }
+    return existing, stored
+
+
+def _read(conn: Connection, wave: list[Verified]) -> _Reads:
+    existing, stored = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v in wave})
     mids = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
     latest: dict[tuple[str, str], Any] = {}
     for r in conn.execute(
@@ -240,6 +249,24 @@ def decide_wave(
         todo.append((v, a, msg))
     locking = [(v, a) for v, a, _ in todo if not (a.reject or a.tainted or a.not_durable)]
     seen, locked, current = _lock(conn, locking, ctx.now)
+    if locking:
+        # Re-read under the locks: a concurrent batch holding the same proposal may have
+        # decided it while we waited (a redelivery beside the original). Its first receipt
+        # stands; deciding again would fail on the unique proposal id or double-commit.
+        late, late_bodies = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking})
+        if late:
+            kept = []
+            for v, a, msg in todo:
+                first = late.get((v.p.tenant_id, v.p.proposal_id))
+                if first is None:
+                    kept.append((v, a, msg))
+                elif first == v.payload_hash:
+                    out[v.index] = Receipt.model_validate_json(
+                        late_bodies[(v.p.tenant_id, v.p.proposal_id)]
+                    )
+                else:
+                    conflicts.append(v)
+            todo = kept
     needs_lock = {v.index for v, _ in locking}
     writes = _Writes(ctx)
     for v, a, msg in todo:
@@ -429,5 +456,8 @@ class _Writes:
             conn.execute(current_memories.insert(), self.rows["projection"])
         emit_many(conn, self.events)
         if self.rows["proposals"]:
-            conn.execute(proposals.insert(), self.rows["proposals"])
-            conn.execute(receipts.insert(), self.rows["receipts"])
+            # ON CONFLICT DO NOTHING: proposals decided without a fact-key lock (refusals)
+            # can race a concurrent batch deciding the same id; the first row stands and
+            # both receipts say the same. Committed ones were re-checked under the lock.
+            insert_ignore(conn, proposals, self.rows["proposals"], ["tenant_id", "proposal_id"])
+            insert_ignore(conn, receipts, self.rows["receipts"], ["tenant_id", "proposal_id"])

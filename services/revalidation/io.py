@@ -13,30 +13,32 @@ from sqlalchemy import Connection, Engine, and_, select
 
 from services.revalidation import store
 from services.revalidation.cascade import outcome, successor_span
-from shared.db import get_engine, insert_ignore, unit_of_work, utcnow
-from shared.inbox import first_deliveries
+from shared.celery_app import Stage
+from shared.consume import consume
+from shared.db import insert_ignore, utcnow
 from shared.models import MemoryStatus, Topic
 from shared.schema import memory_evidence, messages, proposals
 
-CONSUMER = "revalidation"
+CONSUMER = Stage.REVALIDATION.value
+
+
+def revalidate_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
+    """Apply fresh evidence events inside the caller's transaction (the consumer runner
+    owns it); returns how many memory versions left recall."""
+    removed = 0
+    now = utcnow()
+    for env in envelopes:
+        if env["topic"] == Topic.EVIDENCE_SUPERSEDED:
+            removed += _superseded(conn, env["tenant_id"], env["payload"], now)
+        else:
+            removed += _revoked(conn, env["tenant_id"], env["payload"]["message_id"], now)
+    return removed
 
 
 def revalidate(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
-    """Apply a batch of evidence events; returns how many memory versions left recall."""
-    removed = 0
-    now = utcnow()
-    with unit_of_work(engine or get_engine()) as uow:
-        conn = uow.conn
-        fresh = first_deliveries(conn, CONSUMER, [e["key"] for e in envelopes])
-        for env in envelopes:
-            if env["key"] not in fresh:
-                continue
-            if env["topic"] == Topic.EVIDENCE_SUPERSEDED:
-                removed += _superseded(conn, env["tenant_id"], env["payload"], now)
-            else:
-                removed += _revoked(conn, env["tenant_id"], env["payload"]["message_id"], now)
-        uow.commit()
-    return removed
+    """Run the revalidation stage on a batch as its worker does; returns how many memory
+    versions left recall."""
+    return sum(consume(Stage.REVALIDATION, envelopes, revalidate_events, engine=engine).results)
 
 
 def _revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime) -> int:
