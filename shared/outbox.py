@@ -95,6 +95,12 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
         conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
 
 
+def order_seq(said_at: datetime) -> int:
+    """A subject's order position of an event: when its message was said, in microseconds
+    since the epoch (the order the extractor's debounce and the gate decide in)."""
+    return int(said_at.timestamp() * 1_000_000)
+
+
 def _event(r: Any) -> OutboxEvent:
     return OutboxEvent(
         r.id,

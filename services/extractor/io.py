@@ -18,7 +18,7 @@ from shared.config import get_settings
 from shared.consume import consume
 from shared.db import get_engine, in_offset, pairs_in, unit_of_work
 from shared.models import MessageStatus, ProposalBody, Topic, Turn
-from shared.outbox import emit_many
+from shared.outbox import emit_many, order_seq
 from shared.registry import Registry, default_registry
 from shared.schema import messages
 
@@ -105,8 +105,8 @@ def _proposal_events(
     them: keys only, never values (the gate reads the body by key)."""
     # revoked before extraction: nothing may be proposed from it
     turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
-    # a subject's order: the row id of the message revision a proposal cites
-    seq = {(r.tenant_id, r.message_id): r.id for r in rows}
+    # a subject's order: when the message a proposal cites was said
+    seq = {(r.tenant_id, r.message_id): order_seq(r.created_at) for r in rows}
     bodies: list[dict[str, Any]] = []
     events: list[ProposalEvent] = []
     for body in extract_debounced(turns, _stage_extractor(registry)):

@@ -14,11 +14,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, update
 
-from services.gate import commit as writes
 from services.gate import store
+from shared import memory_state
 from shared.auth import Principal, Scope, authorize
 from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
+from shared.memory_state import NewVersion
 from shared.models import MessageStatus, ProposalState
 from shared.registry import default_registry
 from shared.schema import approvals, proposals
@@ -166,10 +167,8 @@ def approve(
             raise ReviewRefused("stale_expected_version")
         current = store.load_current(conn, fact_row["memory_id"])
         msg = store.load_message(conn, tenant_id, row.message_id)
-        memory_id, version = writes.commit_version(
-            conn,
+        item = NewVersion(
             fact_row=fact_row,
-            previous_version=current.version if current else None,
             value=json.loads(row.value_json),
             proposal_id=proposal_id,
             message_id=row.message_id,
@@ -177,8 +176,10 @@ def approve(
             auto=False,
             valid_from=msg.created_at if msg else now,
             expires_at=as_utc(row.expires_at),
-            now=now,
+            supersedes=current.version if current else None,
         )
+        memory_state.commit_versions(conn, [item], now)
+        memory_id, version = item.memory_id, item.version
         conn.execute(
             update(proposals)
             .where(proposals.c.id == row.id)

@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from shared.canonical import sha256_hex
 from shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work, utcnow
 from shared.models import Topic, Turn
-from shared.outbox import emit_many
+from shared.outbox import emit_many, order_seq
 from shared.schema import messages
 
 
@@ -131,7 +131,6 @@ def ingest_many(
                     )
                 duplicates += 1
                 continue
-            row_id = inserted[ident]
             stored += 1
             if extract:
                 events.append(
@@ -145,7 +144,7 @@ def ingest_many(
                             "subject_id": turn.subject_id,
                         },
                         f"{turn.tenant_id}:{turn.subject_id}",
-                        row_id,
+                        order_seq(turn.created_at),
                     )
                 )
         emit_many(conn, events)
@@ -153,9 +152,10 @@ def ingest_many(
 
 
 def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[str, str], int]:
-    """Insert the rows not stored yet; returns the row id (the subject's order) of each row
-    this call inserted. ON CONFLICT DO NOTHING: an identical ingest running at the same
-    moment may store the same messages first; theirs stand and ours are duplicates."""
+    """Insert the rows not stored yet; returns the row id of each row this call inserted.
+
+    ON CONFLICT DO NOTHING: an identical ingest running at the same moment may store the
+    same messages first; theirs stand and ours are duplicates."""
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     out: dict[tuple[str, str], int] = {}
     for i in range(0, len(rows), 500):

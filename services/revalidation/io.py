@@ -13,11 +13,12 @@ from sqlalchemy import Connection, Engine, and_, select
 
 from services.revalidation import store
 from services.revalidation.cascade import outcome, successor_span
+from shared import memory_state
 from shared.celery_app import Stage
 from shared.consume import consume
-from shared.db import insert_ignore, utcnow
+from shared.db import utcnow
 from shared.models import MemoryStatus, Topic
-from shared.schema import memory_evidence, messages, proposals
+from shared.schema import messages, proposals
 
 CONSUMER = Stage.REVALIDATION.value
 
@@ -42,11 +43,13 @@ def revalidate(envelopes: list[dict[str, Any]], *, engine: Engine | None = None)
 
 
 def _revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime) -> int:
-    store.withdraw_pending(conn, tenant_id, message_id)
+    memory_state.withdraw_pending(conn, tenant_id, message_id)
     removed = 0
-    for dep in store.dependents(conn, tenant_id, message_id):
+    deps = store.dependents(conn, tenant_id, message_id)
+    memory_state.lock_memories(conn, [d.memory_id for d in deps])  # one order for all writers
+    for dep in deps:
         if outcome(dep) == MemoryStatus.REVOKED:
-            store.take_out_of_recall(
+            memory_state.take_out_of_recall(
                 conn,
                 tenant_id,
                 dep.memory_id,
@@ -73,9 +76,11 @@ def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any], now: 
             )
         )
     }
-    store.withdraw_pending(conn, tenant_id, message_id)
+    memory_state.withdraw_pending(conn, tenant_id, message_id)
     removed = 0
-    for dep in store.dependents(conn, tenant_id, message_id, old_rev):
+    deps = store.dependents(conn, tenant_id, message_id, old_rev)
+    memory_state.lock_memories(conn, [d.memory_id for d in deps])  # one order for all writers
+    for dep in deps:
         spans = conn.execute(
             select(proposals.c.evidence_start, proposals.c.evidence_end).where(
                 and_(
@@ -89,20 +94,16 @@ def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any], now: 
         old_sentences = {texts.get(old_rev, "")[s.evidence_start : s.evidence_end] for s in spans}
         if any(successor_span(sentence, texts.get(new_rev, "")) for sentence in old_sentences):
             # exact successor: the edited message still says the same sentence
-            insert_ignore(
+            memory_state.add_evidence(
                 conn,
-                memory_evidence,
-                {
-                    "memory_id": dep.memory_id,
-                    "version": dep.version,
-                    "tenant_id": tenant_id,
-                    "message_id": message_id,
-                    "revision": new_rev,
-                },
-                ["memory_id", "version", "message_id", "revision"],
+                [
+                    memory_state.evidence_row(
+                        dep.memory_id, dep.version, tenant_id, message_id, new_rev
+                    )
+                ],
             )
         elif dep.active_evidence == 0:
-            store.take_out_of_recall(
+            memory_state.take_out_of_recall(
                 conn,
                 tenant_id,
                 dep.memory_id,
