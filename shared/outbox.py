@@ -11,6 +11,7 @@ the source of truth.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -121,6 +122,7 @@ def claim_batch(
     lease_seconds: float = 30.0,
     redeliver_seconds: float = 30.0,
     now: datetime | None = None,
+    redeliver_topics: Collection[str] | None = None,
 ) -> list[OutboxEvent]:
     """Claim up to ``limit`` rows for publishing, oldest first, and lease them.
 
@@ -129,6 +131,10 @@ def claim_batch(
     must be a real one) keeps two relays off the same rows while they claim; the lease
     written here keeps them off after this transaction commits, while the claimer
     publishes. On SQLite the transaction holds the database write lock instead.
+
+    ``redeliver_topics`` limits redelivery to those topics (None: all). A relay passes the
+    topics whose queue is empty: an overdue row of a backed-up queue is most likely still
+    waiting in it, and republishing the whole backlog every deadline would only grow it.
     """
     now = now or utcnow()
     free = or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now)
@@ -136,10 +142,13 @@ def claim_batch(
     found: list[OutboxEvent] = []
     # Two index-friendly scans rather than one OR: never-published rows (ix_outbox_unsent),
     # then overdue published rows (ix_outbox_unconsumed).
-    for where in (
-        and_(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)),
-        and_(outbox.c.consumed_at.is_(None), outbox.c.sent_at < overdue),
-    ):
+    scans = [and_(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))]
+    if redeliver_topics is None or redeliver_topics:
+        due = and_(outbox.c.consumed_at.is_(None), outbox.c.sent_at < overdue)
+        if redeliver_topics is not None:
+            due = and_(due, outbox.c.topic.in_(sorted(redeliver_topics)))
+        scans.append(due)
+    for where in scans:
         room = limit - len(found)
         if room <= 0:
             break

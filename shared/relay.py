@@ -73,8 +73,22 @@ class RelayTimings:
         return cls(s.relay_lease_seconds, s.redeliver_seconds)
 
 
+# -> the queues that hold messages now; see ``claim_batch`` (redeliver_topics)
+BusyQueues = Callable[[], set[str]]
+
+
+def redeliverable_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue is empty: an overdue row there was lost or is held by
+    a dead or slow worker, not waiting in line."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
+
+
 def relay_once(
-    engine: Engine, publish: Publisher, limit: int, timings: RelayTimings | None = None
+    engine: Engine,
+    publish: Publisher,
+    limit: int,
+    timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
 ) -> int:
     """Claim up to ``limit`` rows with a lease, publish them, mark them published; returns
     how many were claimed.
@@ -83,12 +97,14 @@ def relay_once(
     the lease keeps other relays off the rows meanwhile. A crash after publishing and
     before marking republishes once the lease ends (consumers are idempotent)."""
     timings = timings or RelayTimings.from_settings()
+    topics = None if busy_queues is None else redeliverable_topics(busy_queues())
     with unit_of_work(engine) as uow:
         events = claim_batch(
             uow.conn,
             limit,
             lease_seconds=timings.lease_seconds,
             redeliver_seconds=timings.redeliver_seconds,
+            redeliver_topics=topics,
         )
         uow.commit()
     if not events:
@@ -125,6 +141,22 @@ class UnknownTopic(ValueError):
     """An outbox row whose topic routes to no stage."""
 
 
+def redis_busy_queues(broker_url: str) -> BusyQueues | None:
+    """The stage queues holding messages in a Redis broker (None for other transports)."""
+    from shared.celery_app import Stage
+    from shared.metrics import redis_llen
+
+    llen = redis_llen(broker_url)
+    if llen is None:
+        return None
+    queues = [stage.value for stage in Stage]
+
+    def busy() -> set[str]:
+        return {q for q, n in zip(queues, llen(queues), strict=True) if n}
+
+    return busy
+
+
 def celery_publisher(app: Celery) -> Publisher:
     def publish(task: str, queue: str, envelopes: list[dict[str, Any]]) -> None:
         # argsrepr is what Flower, task events and `celery inspect` show: counts, not payloads.
@@ -144,6 +176,7 @@ def run_relay(
     stop: threading.Event | None = None,
     after_round: Callable[[int], None] | None = None,
     timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
 ) -> None:
     """Relay until ``stop`` is set; when the outbox is empty it waits ``poll_seconds``, or less
     on PostgreSQL, where a NOTIFY from a committing writer wakes it at once.
@@ -159,7 +192,7 @@ def run_relay(
     try:
         while not stop.is_set():
             try:
-                moved = relay_once(engine, publish, limit, timings)
+                moved = relay_once(engine, publish, limit, timings, busy_queues)
             except Exception as exc:  # a broker or database outage must not kill the relay
                 delays = delays or backoff_delays(
                     settings.backoff_base_seconds, settings.backoff_max_seconds
