@@ -102,6 +102,11 @@ def order_seq(said_at: datetime) -> int:
     return int(said_at.timestamp() * 1_000_000)
 
 
+def event_of(r: Any) -> OutboxEvent:
+    """An outbox row as the event a relay hands on."""
+    return _event(r)
+
+
 def _event(r: Any) -> OutboxEvent:
     return OutboxEvent(
         r.id,
