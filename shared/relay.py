@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -273,13 +274,17 @@ def drain_in_process(
 
     Nothing is in flight in another process, so every row not consumed is work to do. The
     read is released before the tasks run (on SQLite they need the write lock); each
-    consumer marks its rows consumed in its own transaction, so a crash re-runs them. A
-    round that consumes nothing while rows remain raises: embedded mode fails loudly.
+    consumer marks its rows consumed in its own transaction, so a crash re-runs them.
+
+    A round that consumes nothing (every event held back for an older event of its subject
+    outside the round, or taken by a concurrent drainer) is retried wider and after a short
+    pause; after a few such rounds it raises: embedded mode fails loudly.
     """
     total = 0
+    size, stalls = limit, 0
     for _ in range(max_rounds):
         with unit_of_work(engine) as uow:
-            events = pending_events(uow.conn, limit)
+            events = pending_events(uow.conn, size)
         if not events:
             return total
         for task, queue, envelopes in group_by_route(events, limit):
@@ -297,7 +302,17 @@ def drain_in_process(
                 .where(in_list(uow.conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))
             ).scalar_one()
             uow.commit()
-        if left == len(ids):
-            raise RuntimeError(f"{left} outbox events were not consumed; see the log")
         total += len(ids) - left
+        if left < len(ids):
+            size, stalls = limit, 0
+            continue
+        stalls += 1
+        if stalls > DRAIN_STALLS:
+            raise RuntimeError(f"{left} outbox events were not consumed; see the log")
+        size *= 4
+        time.sleep(min(0.05 * 2**stalls, 2.0))
     raise RuntimeError("outbox did not drain; a task keeps emitting events")
+
+
+# rounds without progress before an embedded drain gives up (about 6 s of pauses)
+DRAIN_STALLS = 6

@@ -402,3 +402,28 @@ def test_gate__a_late_older_statement_is_history_not_a_pending_replacement(
         )
     # never CONFIRM_REPLACE: approving it would bring the older value back
     assert decided == {"m2": "COMMIT", "m1": "CONFLICT"}
+
+
+def test_drain__a_round_of_held_events_widens_and_decides_in_the_order_said(
+    store: Engine, tenant: str
+) -> None:
+    from services.pipeline import run_task_locally
+    from shared.db import engine_scope
+    from shared.relay import drain_in_process
+
+    newer = turn_dict(tenant, "I prefer yarn.", message_id="m2", created_at="2026-05-01T10:00:00Z")
+    older = turn_dict(tenant, "I prefer pnpm.", message_id="m1", created_at="2026-05-01T09:00:00Z")
+    ingest_turns([Turn.model_validate(newer)], engine=store)
+    ingest_turns([Turn.model_validate(older)], engine=store)  # received second, said first
+    with engine_scope(store):
+        # one event per round: the newer proposal comes up while the older one is unconsumed
+        drain_in_process(store, run_task_locally, limit=1)
+    with store.connect() as conn:
+        decided = dict(
+            conn.execute(
+                select(proposals.c.message_id, proposals.c.decision).where(
+                    proposals.c.tenant_id == tenant
+                )
+            ).all()
+        )
+    assert decided == {"m1": "COMMIT", "m2": "CONFIRM_REPLACE"}
