@@ -249,10 +249,12 @@ def held_back(conn: Connection, events: list[tuple[int, str, int]]) -> set[int]:
 
 
 def backlog(conn: Connection) -> int:
-    """Rows never published."""
+    """Rows never published and not consumed (pending)."""
     return int(
         conn.execute(
-            select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
+            select(func.count())
+            .select_from(outbox)
+            .where(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))
         ).scalar_one()
     )
 
@@ -260,7 +262,9 @@ def backlog(conn: Connection) -> int:
 def oldest_unsent_at(conn: Connection) -> datetime | None:
     """``created_at`` of the oldest unsent row; ids grow with time, so the partial index on
     unsent ids finds it without a scan."""
-    stmt = select(outbox.c.created_at).where(outbox.c.sent_at.is_(None))
+    stmt = select(outbox.c.created_at).where(
+        outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)
+    )
     return conn.execute(stmt.order_by(outbox.c.id).limit(1)).scalar()
 
 
@@ -299,7 +303,7 @@ def delivery_health(
 
     unconsumed = outbox.c.consumed_at.is_(None)
     return DeliveryHealth(
-        unsent=count(outbox, outbox.c.sent_at.is_(None)),
+        unsent=count(outbox, outbox.c.sent_at.is_(None), unconsumed),
         in_flight=count(outbox, unconsumed, outbox.c.sent_at >= overdue_at),
         overdue=count(outbox, unconsumed, outbox.c.sent_at < overdue_at),
         dead_letters=count(dead_letters),

@@ -118,10 +118,12 @@ def relay_once(
         )
     unroutable = [e for e in events if e.topic not in ROUTES]
     done: list[int] = []
+    tasks = 0
     try:
         for task, queue, envelopes in group_by_route(events, limit):
             publish(task, queue, envelopes)
             done.extend(env["id"] for env in envelopes)
+            tasks += 1
     except BaseException:
         with unit_of_work(engine) as uow:
             mark_published(uow.conn, done)
@@ -134,7 +136,7 @@ def relay_once(
             dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
         mark_consumed(uow.conn, [e.id for e in unroutable])
         uow.commit()
-    log.info("relay published rows=%d tasks=%s", len(done), "ok")
+    log.info("relay published rows=%d tasks=%d", len(done), tasks)
     return len(events)
 
 
