@@ -134,7 +134,10 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
             )
         undrained = conn.execute(
             scoped(
-                select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None)), outbox
+                select(func.count())
+                .select_from(outbox)
+                .where(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)),
+                outbox,
             )
         ).scalar_one()
         if undrained:
