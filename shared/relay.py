@@ -112,9 +112,13 @@ def relay_once(
         return 0
     again = [e for e in events if e.publish_count > 0]
     log.info("relay claimed rows=%d redeliveries=%d", len(events), len(again))
-    for e in again:
+    if again:  # one line per round, not per row: a held-back batch comes round every second
         log.info(
-            "redelivery outbox_id=%d topic=%s times_published=%d", e.id, e.topic, e.publish_count
+            "redelivery rows=%d topics=%s outbox_ids=%s%s",
+            len(again),
+            ",".join(sorted({e.topic for e in again})),
+            [e.id for e in again[:10]],
+            "…" if len(again) > 10 else "",
         )
     unroutable = [e for e in events if e.topic not in ROUTES]
     done: list[int] = []
