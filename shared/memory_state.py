@@ -305,3 +305,31 @@ def withdraw_pending(conn: Connection, tenant_id: str, message_id: str) -> None:
         )
         .values(state=ProposalState.REVOKED)
     )
+
+
+def settle_proposal(
+    conn: Connection,
+    proposal_row_id: int,
+    state: ProposalState,
+    memory: tuple[str, int] | None = None,
+) -> None:
+    """An owner's verdict on a pending candidate: COMMITTED (with the version it became),
+    CONFLICTED (the fact moved since the gate decided) or REJECTED. Only a PENDING proposal
+    changes: a withdrawn (REVOKED) one stays withdrawn."""
+    values: dict[str, Any] = {"state": state}
+    if memory is not None:
+        values.update(memory_id=memory[0], memory_version=memory[1])
+    conn.execute(
+        update(proposals)
+        .where(proposals.c.id == proposal_row_id, proposals.c.state == ProposalState.PENDING)
+        .values(**values)
+    )
+
+
+def erase_proposal_values(conn: Connection, tenant_id: str, message_id: str) -> None:
+    """Forget: proposals citing the message keep their audit fields, not their values."""
+    conn.execute(
+        update(proposals)
+        .where(proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id)
+        .values(value_json=None)
+    )

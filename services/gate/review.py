@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, select
 
 from services.gate import store
 from shared import memory_state
@@ -148,11 +148,7 @@ def approve(
         }
         fact_row = lock_fact_key(conn, key, memory_id_for(key))
         if int(fact_row["current_version"]) != int(row.expected_version or 0):
-            conn.execute(
-                update(proposals)
-                .where(proposals.c.id == row.id)
-                .values(state=ProposalState.CONFLICTED)
-            )
+            memory_state.settle_proposal(conn, row.id, ProposalState.CONFLICTED)
             _audit(
                 conn,
                 tenant_id,
@@ -180,11 +176,7 @@ def approve(
         )
         memory_state.commit_versions(conn, [item], now)
         memory_id, version = item.memory_id, item.version
-        conn.execute(
-            update(proposals)
-            .where(proposals.c.id == row.id)
-            .values(state=ProposalState.COMMITTED, memory_id=memory_id, memory_version=version)
-        )
+        memory_state.settle_proposal(conn, row.id, ProposalState.COMMITTED, (memory_id, version))
         _audit(
             conn,
             tenant_id,
@@ -241,9 +233,7 @@ def reject(
             raise ReviewRefused("unknown_proposal")
         if row.state != ProposalState.PENDING:
             raise ReviewRefused("not_pending")
-        uow.conn.execute(
-            update(proposals).where(proposals.c.id == row.id).values(state=ProposalState.REJECTED)
-        )
+        memory_state.settle_proposal(uow.conn, row.id, ProposalState.REJECTED)
         _audit(
             uow.conn,
             tenant_id,

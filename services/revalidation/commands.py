@@ -241,11 +241,7 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
             memory_state.erase_value(conn, dep.memory_id, dep.version)
         erase_candidates_for_message(conn, tenant_id, message_id)
         memory_state.withdraw_pending(conn, tenant_id, message_id)
-        conn.execute(
-            update(proposals)
-            .where(proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id)
-            .values(value_json=None)
-        )
+        memory_state.erase_proposal_values(conn, tenant_id, message_id)
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
         uow.commit()
     return len(deps)
