@@ -7,11 +7,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, select
+from sqlalchemy import Connection, Engine, and_, func, select
 
 from shared import provenance
+from shared.candidates import undecided_count
+from shared.config import get_settings
 from shared.db import get_engine, unit_of_work
+from shared.dead_letters import count_dead_letters
+from shared.health import unindexed_versions
 from shared.models import MemoryStatus
+from shared.outbox import delivery_health
 from shared.schema import (
     current_memories,
     memory_versions,
@@ -129,7 +134,10 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
             )
         undrained = conn.execute(
             scoped(
-                select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None)), outbox
+                select(func.count())
+                .select_from(outbox)
+                .where(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)),
+                outbox,
             )
         ).scalar_one()
         if undrained:
@@ -139,6 +147,7 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
                     "problem": f"{undrained} events not yet relayed; run after the cascade drains",
                 }
             )
+        _stuck_work(conn, tenant_id, report)
         report.checked = {
             "projection_rows": len(projection),
             "vector_rows": len(vectors),
@@ -147,3 +156,37 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
             ).scalar_one(),
         }
     return report
+
+
+def _stuck_work(conn: Connection, tenant_id: str | None, report: AuditReport) -> None:
+    """Nothing stuck may look healthy: unindexed current versions, candidates without a
+    decision, events published but not consumed past the deadline, dead letters."""
+    for memory_id, version in unindexed_versions(conn, tenant_id):
+        report.findings.append(
+            {
+                "where": "vector_index",
+                "memory": f"{memory_id}:{version}",
+                "problem": "current committed version has no vector row",
+            }
+        )
+    undecided = undecided_count(conn, tenant_id)
+    if undecided:
+        report.findings.append(
+            {"where": "proposal_candidates", "problem": f"{undecided} candidates not decided"}
+        )
+    health = delivery_health(
+        conn, redeliver_seconds=get_settings().redeliver_seconds, tenant_id=tenant_id
+    )
+    if health.overdue:
+        report.findings.append(
+            {
+                "where": "outbox",
+                "problem": f"{health.overdue} events published but not consumed past the "
+                "redelivery deadline",
+            }
+        )
+    dead = count_dead_letters(conn, tenant_id)
+    if dead:
+        report.findings.append(
+            {"where": "dead_letters", "problem": f"{dead} events set aside (deadletter list)"}
+        )

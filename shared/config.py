@@ -35,6 +35,27 @@ class Settings(BaseSettings):
     relay_poll_seconds: float = Field(
         default=0.2, description="relay sleep when the outbox is empty"
     )
+    redeliver_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="an outbox row published but not consumed this long is published again",
+    )
+    relay_lease_seconds: float = Field(
+        default=30.0, gt=0, description="how long a relay's claim on outbox rows lasts"
+    )
+    hold_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="delay before a held-back event (an older one of its subject is unconsumed)"
+        " is published again",
+    )
+    consumer_attempts: int = Field(
+        default=5, ge=1, description="tries of a batch on transient errors before giving it back"
+    )
+    backoff_base_seconds: float = Field(
+        default=0.5, gt=0, description="first backoff step of consumers and relays"
+    )
+    backoff_max_seconds: float = Field(default=30.0, gt=0, description="longest backoff step")
     task_time_limit: int = Field(default=300, description="hard Celery task time limit, seconds")
     visibility_timeout: int = Field(default=3600, description="Redis visibility timeout, seconds")
     embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")

@@ -21,12 +21,14 @@ from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from sqlalchemy import Engine
 
 from shared.db import unit_of_work, utcnow
-from shared.outbox import backlog, oldest_unsent_at
+from shared.outbox import backlog, delivery_health, oldest_unsent_at
 
 log = logging.getLogger("memwarden.metrics")
 
 # Relays poll every 0.2 s; counting the outbox that often would cost more than it tells.
 SAMPLE_SECONDS = 5.0
+SLOW_SAMPLE_SECONDS = 60.0
+UNINDEXED_CAP = 10_000  # the gauge saturates here; the audit lists them all
 # A task carries a batch of up to 200 keys: milliseconds idle, seconds under load.
 _TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 # From a turn or a revocation to the index: sub-second when healthy, hours behind a backlog
@@ -137,11 +139,28 @@ def serve(port: int) -> WSGIServer | None:
 
 def sample_outbox(engine: Engine) -> None:
     """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
+    from shared.config import get_settings
+
     with unit_of_work(engine) as uow:
         pending = backlog(uow.conn)
         oldest = oldest_unsent_at(uow.conn)
+        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
+    for state in ("unsent", "in_flight", "overdue", "dead_letters"):
+        DELIVERY.labels(state).set(getattr(health, state))
     OUTBOX_BACKLOG.set(pending)
     OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
+
+
+def sample_stuck_work(engine: Engine) -> None:
+    """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
+    from shared.candidates import undecided_count
+    from shared.health import unindexed_versions
+
+    with unit_of_work(engine) as uow:
+        STUCK_WORK.labels("undecided_candidates").set(undecided_count(uow.conn))
+        STUCK_WORK.labels("current_without_vector").set(
+            len(unindexed_versions(uow.conn, limit=UNINDEXED_CAP))
+        )
 
 
 def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
@@ -190,6 +209,9 @@ class RelaySampler:
         self.every = every
         self.clock = clock
         self._next = 0.0
+        # the stuck-work counts join whole tables: once a minute, not every few seconds
+        self.slow_every = max(every, SLOW_SAMPLE_SECONDS)
+        self._next_slow = 0.0
 
     def __call__(self, moved: int) -> None:
         RELAY_EVENTS.inc(moved)
@@ -202,5 +224,55 @@ class RelaySampler:
             sample_outbox(self.engine)
             if self.llen is not None:
                 sample_queue_depths(self.llen)
+            if now >= self._next_slow:
+                self._next_slow = now + self.slow_every
+                sample_stuck_work(self.engine)
         except Exception:  # a gauge must never stop the relay; the next sample retries
             log.warning("metrics sample failed", exc_info=True)
+
+
+CONSUMER_EVENTS = Counter(
+    "memwarden_consumer_events",
+    "Events a stage's consumer saw, by outcome: processed, duplicate, held, dead_letter",
+    ["stage", "outcome"],
+)
+CONSUMER_RETRIES = Counter(
+    "memwarden_consumer_retries",
+    "Batches a stage rolled back and retried after a transient error",
+    ["stage"],
+)
+DEAD_LETTERS = Counter(
+    "memwarden_dead_letters", "Events a stage set aside as dead letters", ["stage"]
+)
+CONSUMER_BATCH = Histogram(
+    "memwarden_consumer_batch_seconds",
+    "Wall time of one consumer batch (one transaction, retries included)",
+    ["stage"],
+    buckets=_TASK_BUCKETS,
+)
+DELIVERY = Gauge(
+    "memwarden_delivery",
+    "Delivery health sampled by the relay: unsent, in_flight, overdue (published, not "
+    "consumed past the redelivery deadline), dead_letters",
+    ["state"],
+)
+
+STUCK_WORK = Gauge(
+    "memwarden_stuck_work",
+    "Work that looks done but is not, sampled by the relay every minute: "
+    "undecided_candidates, current_without_vector (capped at 10,000)",
+    ["kind"],
+)
+
+
+def observe_batch(stage: str, result: Any, seconds: float) -> None:
+    """Count one consumer batch (``shared.consume.ConsumeResult``)."""
+    for outcome, n in (
+        ("processed", result.processed - result.dead),
+        ("duplicate", result.duplicates),
+        ("held", result.held),
+        ("dead_letter", result.dead),
+    ):
+        if n:
+            CONSUMER_EVENTS.labels(stage, outcome).inc(n)
+    CONSUMER_BATCH.labels(stage).observe(seconds)

@@ -1,18 +1,26 @@
-"""Transactional outbox (SPEC §8): events are rows written in the same transaction as the
-state change they announce; a relay claims, publishes and marks them sent."""
+"""Transactional outbox (SPEC §8, §8.1): events are rows written in the same transaction as
+the state change they announce.
+
+Lifecycle: *pending* (``sent_at`` NULL) -> *published* (a relay handed it to the broker,
+``sent_at`` set) -> *consumed* (``consumed_at`` set by the consumer in the transaction of its
+effects). A relay claims with a lease (``claimed_until``); a row published but not consumed
+within ``MEMWARDEN_REDELIVER_SECONDS`` is claimable again, so the outbox, not the broker, is
+the source of truth.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, and_, func, or_, select, update
 
-from shared.db import dumps, utcnow
+from shared.db import dumps, in_list, utcnow
 from shared.models import Topic
-from shared.schema import outbox
+from shared.schema import dead_letters, outbox
 
 NOTIFY_CHANNEL = "memwarden_outbox"
 
@@ -24,26 +32,46 @@ class OutboxEvent:
     event_key: str
     tenant_id: str
     payload: dict[str, Any]
+    # times published before this claim: more than 0 means a redelivery
+    publish_count: int = 0
+    ordering_key: str | None = field(default=None)
+    ordering_seq: int | None = field(default=None)
 
     def envelope(self) -> dict[str, Any]:
         """The JSON form a task receives: small, keyed, no conversation text."""
-        return {
+        env: dict[str, Any] = {
             "id": self.id,
             "topic": self.topic,
             "key": self.event_key,
             "tenant_id": self.tenant_id,
             "payload": self.payload,
         }
+        if self.ordering_key is not None:
+            env["order"] = [self.ordering_key, self.ordering_seq]
+        return env
+
+
+# (topic, event key, tenant, payload) or the same plus (ordering key, ordering seq)
+Event = tuple[Any, ...]
 
 
 def emit(
-    conn: Connection, topic: Topic, event_key: str, tenant_id: str, payload: dict[str, Any]
+    conn: Connection,
+    topic: Topic,
+    event_key: str,
+    tenant_id: str,
+    payload: dict[str, Any],
+    *,
+    order: tuple[str, int] | None = None,
 ) -> None:
     """Append one event; it becomes visible to relays only when the caller commits."""
-    emit_many(conn, [(topic, event_key, tenant_id, payload)])
+    emit_many(conn, [(topic, event_key, tenant_id, payload, *(order or ()))])
 
 
-def emit_many(conn: Connection, events: list[tuple[Topic, str, str, dict[str, Any]]]) -> None:
+def emit_many(conn: Connection, events: list[Event]) -> None:
+    """Append events ``(topic, key, tenant, payload[, ordering_key, ordering_seq])``.
+
+    The ordering pair places an event in its subject's order (see ``held_back``)."""
     if not events:
         return
     now = utcnow()
@@ -51,13 +79,15 @@ def emit_many(conn: Connection, events: list[tuple[Topic, str, str, dict[str, An
         outbox.insert(),
         [
             {
-                "topic": str(topic),
-                "event_key": key,
-                "tenant_id": tenant,
-                "payload": dumps(payload),
+                "topic": str(e[0]),
+                "event_key": e[1],
+                "tenant_id": e[2],
+                "payload": dumps(e[3]),
                 "created_at": now,
+                "ordering_key": e[4] if len(e) > 4 else None,
+                "ordering_seq": e[5] if len(e) > 5 else None,
             }
-            for topic, key, tenant, payload in events
+            for e in events
         ],
     )
     if conn.dialect.name == "postgresql":
@@ -66,32 +96,165 @@ def emit_many(conn: Connection, events: list[tuple[Topic, str, str, dict[str, An
         conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
 
 
-def claim_batch(conn: Connection, limit: int) -> list[OutboxEvent]:
-    """Unsent events, oldest first, locked for this transaction.
+def order_seq(said_at: datetime) -> int:
+    """A subject's order position of an event: when its message was said, in microseconds
+    since the epoch (the order the extractor's debounce and the gate decide in)."""
+    return int(said_at.timestamp() * 1_000_000)
 
-    ``FOR UPDATE SKIP LOCKED`` lets several relays run at once: each claims rows the others
-    do not hold. On SQLite the transaction already holds the database write lock.
+
+def event_of(r: Any) -> OutboxEvent:
+    """An outbox row as the event a relay hands on."""
+    return _event(r)
+
+
+def _event(r: Any) -> OutboxEvent:
+    return OutboxEvent(
+        r.id,
+        r.topic,
+        r.event_key,
+        r.tenant_id,
+        json.loads(r.payload),
+        int(r.publish_count or 0),
+        r.ordering_key,
+        r.ordering_seq,
+    )
+
+
+def claim_batch(
+    conn: Connection,
+    limit: int,
+    *,
+    lease_seconds: float = 30.0,
+    redeliver_seconds: float = 30.0,
+    now: datetime | None = None,
+    redeliver_topics: Collection[str] | None = None,
+) -> list[OutboxEvent]:
+    """Claim up to ``limit`` rows for publishing, oldest first, and lease them.
+
+    Claimable: not consumed, no live lease, and either never published or published more
+    than ``redeliver_seconds`` ago. ``FOR UPDATE SKIP LOCKED`` (the caller's transaction
+    must be a real one) keeps two relays off the same rows while they claim; the lease
+    written here keeps them off after this transaction commits, while the claimer
+    publishes. On SQLite the transaction holds the database write lock instead.
+
+    ``redeliver_topics`` limits redelivery to those topics (None: all). A relay passes the
+    topics whose queue is empty: an overdue row of a backed-up queue is most likely still
+    waiting in it, and republishing the whole backlog every deadline would only grow it.
     """
-    stmt = select(outbox).where(outbox.c.sent_at.is_(None)).order_by(outbox.c.id).limit(limit)
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update(skip_locked=True)
-    return [
-        OutboxEvent(r.id, r.topic, r.event_key, r.tenant_id, json.loads(r.payload))
-        for r in conn.execute(stmt)
-    ]
+    now = now or utcnow()
+    free = or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now)
+    overdue = now - timedelta(seconds=redeliver_seconds)
+    found: list[OutboxEvent] = []
+    # Two index-friendly scans rather than one OR: never-published rows (ix_outbox_unsent),
+    # then overdue published rows (ix_outbox_unconsumed).
+    scans = [and_(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))]
+    if redeliver_topics is None or redeliver_topics:
+        due = and_(outbox.c.consumed_at.is_(None), outbox.c.sent_at < overdue)
+        if redeliver_topics is not None:
+            due = and_(due, outbox.c.topic.in_(sorted(redeliver_topics)))
+        scans.append(due)
+    for where in scans:
+        room = limit - len(found)
+        if room <= 0:
+            break
+        stmt = select(outbox).where(where, free).order_by(outbox.c.id).limit(room)
+        if conn.dialect.name == "postgresql":
+            stmt = stmt.with_for_update(skip_locked=True)
+        found.extend(_event(r) for r in conn.execute(stmt))
+    if found:
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, [e.id for e in found]))
+            .values(claimed_until=now + timedelta(seconds=lease_seconds))
+        )
+    return found
 
 
-def mark_sent(conn: Connection, ids: list[int]) -> None:
+def pending_events(conn: Connection, limit: int) -> list[OutboxEvent]:
+    """Unconsumed rows, oldest first, whatever their publish state (embedded drain: no other
+    process is in flight, so everything not consumed is work to do)."""
+    stmt = select(outbox).where(outbox.c.consumed_at.is_(None)).order_by(outbox.c.id).limit(limit)
+    return [_event(r) for r in conn.execute(stmt)]
+
+
+def mark_published(conn: Connection, ids: list[int], now: datetime | None = None) -> None:
+    """The rows went to the broker: start their redelivery clock and end the lease."""
     if ids:
-        conn.execute(update(outbox).where(outbox.c.id.in_(ids)).values(sent_at=utcnow()))
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, ids))
+            .values(
+                sent_at=now or utcnow(),
+                claimed_until=None,
+                publish_count=outbox.c.publish_count + 1,
+            )
+        )
+
+
+mark_sent = mark_published  # the name the first build used
+
+
+def release(conn: Connection, ids: list[int]) -> None:
+    """Give up a lease without publishing (the broker refused): any relay may claim again."""
+    if ids:
+        conn.execute(
+            update(outbox).where(in_list(conn, outbox.c.id, ids)).values(claimed_until=None)
+        )
+
+
+def mark_consumed(conn: Connection, ids: list[int], now: datetime | None = None) -> None:
+    """Called by a consumer inside the transaction of its effects (SPEC §8.1)."""
+    if ids:
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, sorted(ids)), outbox.c.consumed_at.is_(None))
+            .values(consumed_at=now or utcnow())
+        )
+
+
+def hold(
+    conn: Connection, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
+) -> None:
+    """Not consumed now, due again in ``hold_seconds``: its redelivery clock is set back."""
+    if ids:
+        due = utcnow() - timedelta(seconds=max(redeliver_seconds - hold_seconds, 0))
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))
+            .values(sent_at=due, claimed_until=None)
+        )
+
+
+def held_back(conn: Connection, events: list[tuple[int, str, int]]) -> set[int]:
+    """Of ``(id, ordering_key, ordering_seq)``, the ids that must wait: another unconsumed
+    event of the same ordering key (subject) has a smaller sequence number and is not
+    among ``events``. Waiting for it keeps a subject's decisions in the order its messages
+    were received, however the broker reordered, delayed or repeated them."""
+    if not events:
+        return set()
+    keys = {k for _, k, _ in events}
+    ours = {i for i, _, _ in events}
+    rows = conn.execute(
+        select(outbox.c.id, outbox.c.ordering_key, outbox.c.ordering_seq).where(
+            in_list(conn, outbox.c.ordering_key, keys), outbox.c.consumed_at.is_(None)
+        )
+    ).all()
+    oldest: dict[str, int] = {}
+    for r in rows:
+        if r.id in ours or r.ordering_seq is None:
+            continue
+        if r.ordering_key not in oldest or r.ordering_seq < oldest[r.ordering_key]:
+            oldest[r.ordering_key] = int(r.ordering_seq)
+    return {i for i, k, seq in events if k in oldest and oldest[k] < seq}
 
 
 def backlog(conn: Connection) -> int:
-    from sqlalchemy import func
-
+    """Rows never published and not consumed (pending)."""
     return int(
         conn.execute(
-            select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
+            select(func.count())
+            .select_from(outbox)
+            .where(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))
         ).scalar_one()
     )
 
@@ -99,8 +262,53 @@ def backlog(conn: Connection) -> int:
 def oldest_unsent_at(conn: Connection) -> datetime | None:
     """``created_at`` of the oldest unsent row; ids grow with time, so the partial index on
     unsent ids finds it without a scan."""
-    stmt = select(outbox.c.created_at).where(outbox.c.sent_at.is_(None))
+    stmt = select(outbox.c.created_at).where(
+        outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)
+    )
     return conn.execute(stmt.order_by(outbox.c.id).limit(1)).scalar()
+
+
+@dataclass(frozen=True)
+class DeliveryHealth:
+    """What ``outbox status``, the audit and the metrics report about delivery."""
+
+    unsent: int  # pending: never published
+    in_flight: int  # published, not consumed, within the redelivery deadline
+    overdue: int  # published, not consumed, past the deadline (a relay will republish)
+    dead_letters: int
+    oldest_unsent_at: datetime | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "unsent": self.unsent,
+            "in_flight": self.in_flight,
+            "overdue": self.overdue,
+            "dead_letters": self.dead_letters,
+            "oldest_unsent_at": (
+                self.oldest_unsent_at.isoformat() if self.oldest_unsent_at else None
+            ),
+        }
+
+
+def delivery_health(
+    conn: Connection, *, redeliver_seconds: float, tenant_id: str | None = None
+) -> DeliveryHealth:
+    overdue_at = utcnow() - timedelta(seconds=redeliver_seconds)
+
+    def count(table: Any, *where: Any) -> int:
+        stmt = select(func.count()).select_from(table).where(*where)
+        if tenant_id is not None:
+            stmt = stmt.where(table.c.tenant_id == tenant_id)
+        return int(conn.execute(stmt).scalar_one())
+
+    unconsumed = outbox.c.consumed_at.is_(None)
+    return DeliveryHealth(
+        unsent=count(outbox, outbox.c.sent_at.is_(None), unconsumed),
+        in_flight=count(outbox, unconsumed, outbox.c.sent_at >= overdue_at),
+        overdue=count(outbox, unconsumed, outbox.c.sent_at < overdue_at),
+        dead_letters=count(dead_letters),
+        oldest_unsent_at=oldest_unsent_at(conn),
+    )
 
 
 def mark_unsent(
@@ -109,12 +317,15 @@ def mark_unsent(
     until: datetime | None = None,
     topics: list[str] | None = None,
 ) -> int:
-    """Mark rows sent at or after ``since`` (and before ``until``, of ``topics``) unsent, so
-    relays publish them again: the recovery when a broker lost messages it had accepted.
-    Consumers are idempotent, so a row published twice is harmless."""
+    """Mark rows sent at or after ``since`` (and before ``until``, of ``topics``) unsent and
+    unconsumed, so relays publish them again and consumers look at them again (their inbox
+    skips what they already did). Redelivery makes this unnecessary for lost messages; it
+    stays for reprocessing by hand."""
     stmt = update(outbox).where(outbox.c.sent_at.is_not(None), outbox.c.sent_at >= since)
     if until is not None:
         stmt = stmt.where(outbox.c.sent_at < until)
     if topics:
         stmt = stmt.where(outbox.c.topic.in_(topics))
-    return conn.execute(stmt.values(sent_at=None)).rowcount or 0
+    return (
+        conn.execute(stmt.values(sent_at=None, consumed_at=None, claimed_until=None)).rowcount or 0
+    )

@@ -1,23 +1,40 @@
-"""The outbox relay: claim unsent rows, publish them batched per destination, mark them sent.
+"""The outbox relay: claim due rows with a lease, publish them batched per destination, mark
+them published (SPEC §8.1).
 
-Polling is the guarantee. A relay that publishes and then fails to commit publishes again
-later; consumers are idempotent, so at-least-once is enough.
+Polling is the guarantee. Rows published but not consumed within the redelivery deadline
+are claimed and published again by any relay; consumers are idempotent, so at-least-once
+is enough and a lost broker message costs at most that deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, select
 
 from shared.celery_app import ROUTES
-from shared.db import unit_of_work
-from shared.outbox import NOTIFY_CHANNEL, OutboxEvent, claim_batch, mark_sent
+from shared.config import get_settings
+from shared.db import in_list, unit_of_work
+from shared.dead_letters import dead_letter
+from shared.outbox import (
+    NOTIFY_CHANNEL,
+    OutboxEvent,
+    claim_batch,
+    mark_consumed,
+    mark_published,
+    pending_events,
+    release,
+)
+from shared.retry import backoff_delays, is_transient, redacted
+from shared.schema import outbox
 
 log = logging.getLogger("memwarden.relay")
 
@@ -44,17 +61,107 @@ def group_by_route(
     return batches
 
 
-def relay_once(engine: Engine, publish: Publisher, limit: int) -> int:
-    """Claim up to ``limit`` rows, publish them, mark them sent; returns how many."""
+@dataclass(frozen=True)
+class RelayTimings:
+    """How a relay claims: its lease, and when an unconsumed published row is due again."""
+
+    lease_seconds: float = 30.0
+    redeliver_seconds: float = 30.0
+
+    @classmethod
+    def from_settings(cls) -> RelayTimings:
+        s = get_settings()
+        return cls(s.relay_lease_seconds, s.redeliver_seconds)
+
+
+# -> the queues that hold messages now; see ``claim_batch`` (redeliver_topics)
+BusyQueues = Callable[[], set[str]]
+
+
+def redeliverable_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue is empty: an overdue row there was lost or is held by
+    a dead or slow worker, not waiting in line."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
+
+
+def relay_once(
+    engine: Engine,
+    publish: Publisher,
+    limit: int,
+    timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
+) -> int:
+    """Claim up to ``limit`` rows with a lease, publish them, mark them published; returns
+    how many were claimed.
+
+    The claim commits before publishing, so no row lock is held while the broker is slow;
+    the lease keeps other relays off the rows meanwhile. A crash after publishing and
+    before marking republishes once the lease ends (consumers are idempotent)."""
+    timings = timings or RelayTimings.from_settings()
+    topics = None if busy_queues is None else redeliverable_topics(busy_queues())
     with unit_of_work(engine) as uow:
-        events = claim_batch(uow.conn, limit)
-        if not events:
-            return 0
+        events = claim_batch(
+            uow.conn,
+            limit,
+            lease_seconds=timings.lease_seconds,
+            redeliver_seconds=timings.redeliver_seconds,
+            redeliver_topics=topics,
+        )
+        uow.commit()
+    if not events:
+        return 0
+    again = [e for e in events if e.publish_count > 0]
+    log.info("relay claimed rows=%d redeliveries=%d", len(events), len(again))
+    if again:  # one line per round, not per row: a held-back batch comes round every second
+        log.info(
+            "redelivery rows=%d topics=%s outbox_ids=%s%s",
+            len(again),
+            ",".join(sorted({e.topic for e in again})),
+            [e.id for e in again[:10]],
+            "…" if len(again) > 10 else "",
+        )
+    unroutable = [e for e in events if e.topic not in ROUTES]
+    done: list[int] = []
+    tasks = 0
+    try:
         for task, queue, envelopes in group_by_route(events, limit):
             publish(task, queue, envelopes)
-        mark_sent(uow.conn, [e.id for e in events])
+            done.extend(env["id"] for env in envelopes)
+            tasks += 1
+    except BaseException:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, done)
+            release(uow.conn, sorted({e.id for e in events} - set(done)))
+            uow.commit()
+        raise
+    with unit_of_work(engine) as uow:
+        mark_published(uow.conn, done)
+        for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
+            dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+        mark_consumed(uow.conn, [e.id for e in unroutable])
         uow.commit()
+    log.info("relay published rows=%d tasks=%d", len(done), tasks)
     return len(events)
+
+
+class UnknownTopic(ValueError):
+    """An outbox row whose topic routes to no stage."""
+
+
+def redis_busy_queues(broker_url: str) -> BusyQueues | None:
+    """The stage queues holding messages in a Redis broker (None for other transports)."""
+    from shared.celery_app import Stage
+    from shared.metrics import redis_llen
+
+    llen = redis_llen(broker_url)
+    if llen is None:
+        return None
+    queues = [stage.value for stage in Stage]
+
+    def busy() -> set[str]:
+        return {q for q, n in zip(queues, llen(queues), strict=True) if n}
+
+    return busy
 
 
 def celery_publisher(app: Celery) -> Publisher:
@@ -75,72 +182,143 @@ def run_relay(
     poll_seconds: float,
     stop: threading.Event | None = None,
     after_round: Callable[[int], None] | None = None,
+    timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
 ) -> None:
     """Relay until ``stop`` is set; when the outbox is empty it waits ``poll_seconds``, or less
     on PostgreSQL, where a NOTIFY from a committing writer wakes it at once.
 
-    ``after_round(moved)`` runs after each successful round (metrics) and must not raise."""
+    A failed round (broker or database down) logs one line and backs off exponentially with
+    jitter; the rows stay in the outbox. ``after_round(moved)`` runs after each successful
+    round (metrics) and must not raise."""
     stop = stop or threading.Event()
-    wait = _listener(engine, poll_seconds, stop)
-    while not stop.is_set():
-        try:
-            moved = relay_once(engine, publish, limit)
-        except Exception:  # a broker or database hiccup must not kill the relay
-            log.exception("relay round failed; rows stay unsent and are retried")
-            stop.wait(max(poll_seconds, 1.0))
-            continue
-        if after_round is not None:
-            after_round(moved)
-        if not moved:
-            wait()
-
-
-def _listener(engine: Engine, poll_seconds: float, stop: threading.Event) -> Callable[[], None]:
-    """A wait function: LISTEN on PostgreSQL (falls back to sleeping if that fails)."""
-
-    def sleep() -> None:
-        stop.wait(poll_seconds)
-
-    if engine.dialect.name != "postgresql":
-        return sleep
+    settings = get_settings()
+    timings = timings or RelayTimings.from_settings()
+    listener = Listener(engine, poll_seconds, stop)
+    delays = None
     try:
-        raw = engine.raw_connection()
-        conn = raw.driver_connection
-        conn.autocommit = True  # type: ignore[union-attr]
-        conn.execute(f"LISTEN {NOTIFY_CHANNEL}")  # type: ignore[union-attr]
-    except Exception:
-        log.warning("LISTEN unavailable; relying on polling every %.2fs", poll_seconds)
-        return sleep
+        while not stop.is_set():
+            try:
+                moved = relay_once(engine, publish, limit, timings, busy_queues)
+            except Exception as exc:  # a broker or database outage must not kill the relay
+                delays = delays or backoff_delays(
+                    settings.backoff_base_seconds, settings.backoff_max_seconds
+                )
+                delay = max(next(delays), poll_seconds)
+                kind = "transient" if is_transient(exc) else "unexpected"
+                log.warning(
+                    "relay round failed (%s %s); rows stay in the outbox; retrying in %.1fs",
+                    kind,
+                    redacted(exc),
+                    delay,
+                )
+                stop.wait(delay)
+                continue
+            if delays is not None:
+                log.info("relay recovered")
+                delays = None
+            if after_round is not None:
+                after_round(moved)
+            if not moved:
+                listener.wait()
+    finally:
+        listener.close()
 
-    def listen() -> None:
+
+class Listener:
+    """Waits for a NOTIFY on PostgreSQL, on a dedicated connection outside the pool (LISTEN
+    needs autocommit, which must never leak into a pooled connection that later runs a
+    claim). After a lost connection (database restart) it subscribes again on the next
+    wait; until then it sleeps ``poll_seconds``, and polling stays the guarantee."""
+
+    def __init__(self, engine: Engine, poll_seconds: float, stop: threading.Event) -> None:
+        self.engine = engine
+        self.poll_seconds = poll_seconds
+        self.stop = stop
+        self.conn: Any = None
+        self.enabled = engine.dialect.name == "postgresql"
+        self._failing = False
+
+    def _subscribe(self) -> Any:
+        import psycopg
+
+        url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
+        conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        return conn
+
+    def wait(self) -> None:
+        if not self.enabled:
+            self.stop.wait(self.poll_seconds)
+            return
         try:
-            for _ in conn.notifies(timeout=poll_seconds, stop_after=1):  # type: ignore[union-attr]
+            if self.conn is None:
+                self.conn = self._subscribe()
+                if self._failing:
+                    log.info("LISTEN subscribed again")
+                self._failing = False
+            for _ in self.conn.notifies(timeout=self.poll_seconds, stop_after=1):
                 pass
-        except Exception:  # a dropped listener only costs latency; polling goes on
-            log.warning("LISTEN connection lost; polling")
-            sleep()
+        except Exception as exc:  # a dropped listener only costs latency; polling goes on
+            if not self._failing:
+                log.warning("LISTEN connection lost (%s); polling until it is back", redacted(exc))
+            self._failing = True
+            self.close()
+            self.stop.wait(self.poll_seconds)
 
-    return listen
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):  # already broken
+                self.conn.close()
+            self.conn = None
 
 
 def drain_in_process(
     engine: Engine, run_task: Publisher, *, limit: int = 200, max_rounds: int = 10_000
 ) -> int:
-    """Embedded mode: run every pending event's task in this process until the outbox is empty.
+    """Embedded mode: run every unconsumed event's task in this process until none is left.
 
-    The claim is released before the tasks run (on SQLite they need the write lock), and
-    rows are marked sent only after their tasks returned, so a crash re-runs them.
+    Nothing is in flight in another process, so every row not consumed is work to do. The
+    read is released before the tasks run (on SQLite they need the write lock); each
+    consumer marks its rows consumed in its own transaction, so a crash re-runs them.
+
+    A round that consumes nothing (every event held back for an older event of its subject
+    outside the round, or taken by a concurrent drainer) is retried wider and after a short
+    pause; after a few such rounds it raises: embedded mode fails loudly.
     """
     total = 0
+    size, stalls = limit, 0
     for _ in range(max_rounds):
         with unit_of_work(engine) as uow:
-            events = claim_batch(uow.conn, limit)
+            events = pending_events(uow.conn, size)
         if not events:
             return total
         for task, queue, envelopes in group_by_route(events, limit):
             run_task(task, queue, envelopes)
+        ids = [e.id for e in events]
         with unit_of_work(engine) as uow:
-            mark_sent(uow.conn, [e.id for e in events])
+            mark_published(uow.conn, ids)
+            for e in events:
+                if e.topic not in ROUTES:
+                    dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+            mark_consumed(uow.conn, [e.id for e in events if e.topic not in ROUTES])
+            left = uow.conn.execute(
+                select(func.count())
+                .select_from(outbox)
+                .where(in_list(uow.conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))
+            ).scalar_one()
             uow.commit()
-        total += len(events)
+        total += len(ids) - left
+        if left < len(ids):
+            size, stalls = limit, 0
+            continue
+        stalls += 1
+        if stalls > DRAIN_STALLS:
+            raise RuntimeError(f"{left} outbox events were not consumed; see the log")
+        size *= 4
+        time.sleep(min(0.05 * 2**stalls, 2.0))
     raise RuntimeError("outbox did not drain; a task keeps emitting events")
+
+
+# rounds without progress before an embedded drain gives up (about 6 s of pauses)
+DRAIN_STALLS = 6

@@ -293,7 +293,17 @@ outbox = Table(
     Column("tenant_id", Id, nullable=False),
     Column("payload", Text, nullable=False),
     Column("created_at", Ts, nullable=False),
+    # Lifecycle (SPEC §8.1): pending (sent_at NULL) -> published (sent_at set) -> consumed
+    # (consumed_at set, in the consumer's own transaction). ``sent_at`` is the last publish.
     Column("sent_at", Ts),
+    # a relay's lease: while it runs no other relay claims the row
+    Column("claimed_until", Ts),
+    Column("consumed_at", Ts),
+    Column("publish_count", Integer, nullable=False, server_default=text("0")),
+    # per-subject order ("tenant:subject") and position (the evidence message's row id):
+    # the gate holds back a proposal while an older event of its subject is unconsumed
+    Column("ordering_key", String(420)),
+    Column("ordering_seq", BigInteger),
     # the relay only ever scans unsent rows; this partial index keeps that scan small
     Index(
         "ix_outbox_unsent",
@@ -301,6 +311,51 @@ outbox = Table(
         postgresql_where=text("sent_at IS NULL"),
         sqlite_where=text("sent_at IS NULL"),
     ),
+    # redelivery and health checks scan only rows not consumed yet
+    Index(
+        "ix_outbox_unconsumed",
+        "sent_at",
+        postgresql_where=text("consumed_at IS NULL"),
+        sqlite_where=text("consumed_at IS NULL"),
+    ),
+    Index(
+        "ix_outbox_unconsumed_order",
+        "ordering_key",
+        "ordering_seq",
+        postgresql_where=text("consumed_at IS NULL"),
+        sqlite_where=text("consumed_at IS NULL"),
+    ),
+)
+
+# Events a consumer could not process for a permanent reason (SPEC §8.1). Never holds
+# values or message text: keys, the error class and a redacted location only.
+dead_letters = Table(
+    "dead_letters",
+    metadata,
+    _id(),
+    Column("stage", String(40), nullable=False),
+    Column("outbox_id", BigInteger),  # NULL for a raw task argument that had no outbox row
+    Column("event_key", String(300), nullable=False),
+    Column("topic", String(40), nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("error_class", String(200), nullable=False),
+    Column("error_message", String(500), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    UniqueConstraint("stage", "event_key"),
+)
+
+# Extracted proposals waiting for the gate. The outbox carries only their key; the body
+# (with the value) lives here, so a forget can erase it (erase_candidates_for_message).
+proposal_candidates = Table(
+    "proposal_candidates",
+    metadata,
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("message_id", Id, nullable=False),
+    Column("body_json", Text, nullable=False),
+    Column("submitted_at", Ts, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "proposal_id"),
+    Index(None, "tenant_id", "message_id"),
 )
 
 processed_events = Table(

@@ -3,6 +3,7 @@ and the relay's backlog and queue-depth gauges."""
 
 from __future__ import annotations
 
+import json
 import socket
 import urllib.request
 
@@ -10,7 +11,7 @@ import pytest
 import redis
 from celery import Celery
 from prometheus_client import REGISTRY
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
@@ -165,3 +166,34 @@ def test_metrics__serve_exposes_the_registry_and_zero_means_off() -> None:
         server.server_close()
     assert "memwarden_gate_decisions_total" in body
     assert "memwarden_task_duration_seconds_bucket" in body or "memwarden_task_duration" in body
+
+
+def test_metrics__the_sampler_reports_delivery_and_stuck_work(
+    sqlite_engine: Engine, tenant: str
+) -> None:
+    from services.extractor.io import extract_batch
+    from shared.schema import outbox
+
+    sampler = metrics.RelaySampler(sqlite_engine, None, every=0.0)
+    ingest_turns(
+        [Turn.model_validate(turn_dict(tenant, "I prefer pnpm for all my JavaScript projects."))],
+        engine=sqlite_engine,
+    )
+    with sqlite_engine.connect() as conn:
+        [row] = conn.execute(select(outbox).where(outbox.c.tenant_id == tenant)).all()
+    envelope = {
+        "id": row.id,
+        "topic": row.topic,
+        "key": row.event_key,
+        "tenant_id": tenant,
+        "payload": json.loads(row.payload),
+    }
+    extract_batch([envelope], engine=sqlite_engine)  # a candidate no gate has decided yet
+    sampler(0)
+    assert value("memwarden_stuck_work", kind="undecided_candidates") == 1
+    assert value("memwarden_delivery", state="unsent") == 1  # the proposal.submitted row
+    drain(sqlite_engine)
+    metrics.RelaySampler(sqlite_engine, None, every=0.0)(0)
+    assert value("memwarden_stuck_work", kind="undecided_candidates") == 0
+    assert value("memwarden_stuck_work", kind="current_without_vector") == 0
+    assert value("memwarden_delivery", state="overdue") == 0

@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, err_console
+from services.cli.deadletter_cmds import add_deadletter_commands
 from services.cli.memory_cmds import (
     cmd_as_of,
     cmd_audit,
@@ -154,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     add_outbox_commands(sub)
+    add_deadletter_commands(sub)
     return parser
 
 

@@ -7,9 +7,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from services.cli.common import CliError, open_engine, print_json
+from shared.candidates import undecided_count
+from shared.config import get_settings
 from shared.db import unit_of_work, utcnow
+from shared.health import unindexed_versions
 from shared.models import Topic
-from shared.outbox import backlog, mark_unsent, oldest_unsent_at
+from shared.outbox import delivery_health, mark_unsent
 
 
 def add_outbox_commands(sub: Any) -> None:
@@ -45,15 +48,21 @@ def _moment(text: str) -> datetime:
 
 
 def cmd_outbox_status(args: argparse.Namespace) -> int:
+    """Delivery health: rows never published, in flight, overdue (published but not consumed
+    past the redelivery deadline), dead letters, undecided candidates, current versions
+    without a vector row."""
     with unit_of_work(open_engine()) as uow:
-        pending = backlog(uow.conn)
-        oldest = oldest_unsent_at(uow.conn)
+        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
+        undecided = undecided_count(uow.conn)
+        unindexed = len(unindexed_versions(uow.conn))
+    oldest = health.oldest_unsent_at
     age = None if oldest is None else round((utcnow() - oldest).total_seconds(), 3)
     print_json(
         {
-            "unsent": pending,
-            "oldest_unsent_at": oldest.isoformat() if oldest else None,
+            **health.as_json(),
             "oldest_unsent_age_seconds": age,
+            "undecided_candidates": undecided,
+            "current_without_vector": unindexed,
         }
     )
     return 0

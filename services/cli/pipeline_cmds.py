@@ -168,7 +168,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_relay(args: argparse.Namespace) -> int:
     from shared import metrics
     from shared.celery_app import app
-    from shared.relay import celery_publisher, run_relay
+    from shared.relay import celery_publisher, redis_busy_queues, run_relay
 
     settings = get_settings()
     if settings.embedded:
@@ -183,6 +183,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
         limit=settings.max_batch,
         poll_seconds=settings.relay_poll_seconds,
         after_round=sampler,
+        busy_queues=redis_busy_queues(settings.broker_url),
     )
     return 0
 

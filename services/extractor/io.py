@@ -11,17 +11,19 @@ from sqlalchemy import Connection, Engine, Row, select
 
 from services.extractor.debounce import extract_debounced
 from services.extractor.rules import EXTRACTOR_VERSION, extract
+from shared.candidates import store_candidates
 from shared.canonical import proposal_id, proposal_identity
+from shared.celery_app import Stage
 from shared.config import get_settings
+from shared.consume import consume
 from shared.db import get_engine, in_offset, pairs_in, unit_of_work
-from shared.inbox import first_deliveries
 from shared.models import MessageStatus, ProposalBody, Topic, Turn
-from shared.outbox import emit_many
+from shared.outbox import emit_many, order_seq
 from shared.registry import Registry, default_registry
 from shared.schema import messages
 
-CONSUMER = "extractor"
-ProposalEvent = tuple[Topic, str, str, dict[str, Any]]
+CONSUMER = Stage.EXTRACTOR.value
+ProposalEvent = tuple[Topic, str, str, dict[str, Any], str, int]
 Extractor = Callable[[Turn, Registry], list[ProposalBody]]
 
 
@@ -96,20 +98,31 @@ def _stage_extractor(registry: Registry) -> Callable[[Turn], list[ProposalBody]]
     return lambda turn: chosen(turn, registry)
 
 
-def _proposal_events(rows: list[Row[Any]], registry: Registry) -> list[ProposalEvent]:
+def _proposal_events(
+    conn: Connection, rows: list[Row[Any]], registry: Registry
+) -> list[ProposalEvent]:
+    """Extract, store each proposal body as a candidate, and return the events that name
+    them: keys only, never values (the gate reads the body by key)."""
     # revoked before extraction: nothing may be proposed from it
     turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
+    # a subject's order: when the message a proposal cites was said
+    seq = {(r.tenant_id, r.message_id): order_seq(r.created_at) for r in rows}
+    bodies: list[dict[str, Any]] = []
     events: list[ProposalEvent] = []
     for body in extract_debounced(turns, _stage_extractor(registry)):
         proposal = with_id(body)
+        bodies.append(proposal)
         events.append(
             (
                 Topic.PROPOSAL_SUBMITTED,
                 f"{body.tenant_id}:{proposal['proposal_id']}",
                 body.tenant_id,
-                proposal,
+                {"proposal_id": proposal["proposal_id"], "message_id": body.evidence.message_id},
+                f"{body.tenant_id}:{body.subject_id}",
+                seq.get((body.tenant_id, body.evidence.message_id), 0),
             )
         )
+    store_candidates(conn, bodies)
     return events
 
 
@@ -128,29 +141,25 @@ def _messages(conn: Connection, keys: list[tuple[str, str, int]]) -> list[Row[An
     return [r for r in rows if (r.tenant_id, r.message_id, r.revision) in wanted]
 
 
-def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
-    """Extract every turn of the batch not seen before; returns how many proposals were sent.
-
-    The inbox rows and the proposal events commit together, so a redelivered batch is a no-op
-    and a crashed one is redone whole.
-    """
-    registry = default_registry()
-    with unit_of_work(engine or get_engine()) as uow:
-        conn = uow.conn
-        fresh = first_deliveries(conn, CONSUMER, [e["key"] for e in envelopes])
-        rows = _messages(
-            conn,
-            [
-                (e["tenant_id"], e["payload"]["message_id"], e["payload"]["revision"])
-                for e in envelopes
-                if e["key"] in fresh
-            ],
-        )
-        # one run per conversation, in the order it was said (services.extractor.debounce)
-        events = _proposal_events(rows, registry)
-        emit_many(conn, events)
-        uow.commit()
+def extract_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
+    """Extract the turns of fresh ``turn.received`` envelopes inside the caller's
+    transaction (the consumer runner owns it, with the inbox); returns how many proposals
+    were sent to the gate."""
+    rows = _messages(
+        conn,
+        [(e["tenant_id"], e["payload"]["message_id"], e["payload"]["revision"]) for e in envelopes],
+    )
+    # one run per conversation, in the order it was said (services.extractor.debounce)
+    events = _proposal_events(conn, rows, default_registry())
+    emit_many(conn, events)
     return len(events)
+
+
+def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
+    """Run the extractor stage on a batch as its worker does (inbox, effects and consumed
+    marks in one transaction); returns how many proposals were sent."""
+    result = consume(Stage.EXTRACTOR, envelopes, extract_events, engine=engine)
+    return sum(result.results)
 
 
 def reextract_messages(
@@ -166,7 +175,7 @@ def reextract_messages(
                 messages.c.tenant_id == tenant_id, messages.c.message_id.in_(message_ids)
             )
         ).all()
-        events = _proposal_events(list(rows), registry)
+        events = _proposal_events(uow.conn, list(rows), registry)
         emit_many(uow.conn, events)
         uow.commit()
     return len(events)

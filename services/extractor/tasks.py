@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
+from services.extractor.io import extract_events
+from shared.celery_app import TASK_EXTRACT, Stage, app
+from shared.consume import RetriesExhausted, consume
 
-from services.extractor.io import extract_batch
-from shared.celery_app import TASK_EXTRACT, app
 
-
-@app.task(
-    name=TASK_EXTRACT,
-    acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=8,
-)
+@app.task(name=TASK_EXTRACT, acks_late=True)
 def extract_turns(envelopes: list[dict[str, Any]]) -> int:
-    """turn.received events -> proposal.submitted events (idempotent per event key)."""
-    return extract_batch(envelopes)
+    """turn.received events -> proposal.submitted events (idempotent per event key).
+
+    Transient errors are retried inside ``consume``; if they persist the batch is given
+    back to the outbox, which redelivers it (no broker retry, no lost event)."""
+    try:
+        return sum(consume(Stage.EXTRACTOR, envelopes, extract_events).results)
+    except RetriesExhausted:
+        return 0

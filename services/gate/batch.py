@@ -14,21 +14,20 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select, update
+from sqlalchemy import Connection, select
 
 from services.gate.checks import Assessment, StoredMessage, assess
-from services.gate.commit import CompareAndSetFailed, receipt_body
+from services.gate.commit import receipt_body
 from services.gate.decide import CurrentFact, Verdict, decide
 from services.gate.records import GateContext, Verified, log_decision, proposal_row
 from shared.canonical import claim_text, normalized_content_hash
-from shared.db import dumps, in_list, in_offset, insert_ignore, pairs_in
-from shared.models import Decision, MemoryStatus, Receipt, Topic
-from shared.outbox import emit_many
+from shared.db import in_list, in_offset, insert_ignore, pairs_in
+from shared.memory_state import NewVersion, add_evidence, commit_versions, evidence_row
+from shared.models import Decision, Receipt
 from shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
-    memory_evidence,
     memory_versions,
     messages,
     proposals,
@@ -66,8 +65,12 @@ class _Reads:
     profiles: dict[str, str]
 
 
-def _read(conn: Connection, wave: list[Verified]) -> _Reads:
-    pids = {(v.p.tenant_id, v.p.proposal_id) for v in wave}
+def _decided(
+    conn: Connection, pids: set[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """Proposals already decided: their payload hashes, and their stored receipts."""
+    if not pids:
+        return {}, {}
     existing = {
         (r.tenant_id, r.proposal_id): r.payload_hash
         for r in conn.execute(
@@ -87,6 +90,11 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
                 )
             )
         }
+    return existing, stored
+
+
+def _read(conn: Connection, wave: list[Verified]) -> _Reads:
+    existing, stored = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v in wave})
     mids = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
     latest: dict[tuple[str, str], Any] = {}
     for r in conn.execute(
@@ -241,6 +249,24 @@ def decide_wave(
         todo.append((v, a, msg))
     locking = [(v, a) for v, a, _ in todo if not (a.reject or a.tainted or a.not_durable)]
     seen, locked, current = _lock(conn, locking, ctx.now)
+    if locking:
+        # Re-read under the locks: a concurrent batch holding the same proposal may have
+        # decided it while we waited (a redelivery beside the original). Its first receipt
+        # stands; deciding again would fail on the unique proposal id or double-commit.
+        late, late_bodies = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking})
+        if late:
+            kept = []
+            for v, a, msg in todo:
+                first = late.get((v.p.tenant_id, v.p.proposal_id))
+                if first is None:
+                    kept.append((v, a, msg))
+                elif first == v.payload_hash:
+                    out[v.index] = Receipt.model_validate_json(
+                        late_bodies[(v.p.tenant_id, v.p.proposal_id)]
+                    )
+                else:
+                    conflicts.append(v)
+            todo = kept
     needs_lock = {v.index for v, _ in locking}
     writes = _Writes(ctx)
     for v, a, msg in todo:
@@ -266,8 +292,7 @@ class _Writes:
     def __init__(self, ctx: GateContext) -> None:
         self.ctx = ctx
         self.rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        self.cas: list[dict[str, Any]] = []
-        self.events: list[tuple[Topic, str, str, dict[str, Any]]] = []
+        self.commits: list[NewVersion] = []
 
     def add(
         self,
@@ -287,13 +312,9 @@ class _Writes:
         elif verdict.decision == Decision.NOOP and current is not None and msg is not None:
             mem_ref = (v.memory_id, current.version)
             self.rows["evidence"].append(
-                {
-                    "memory_id": v.memory_id,
-                    "version": current.version,
-                    "tenant_id": p.tenant_id,
-                    "message_id": msg.message_id,
-                    "revision": msg.revision,
-                }
+                evidence_row(
+                    v.memory_id, current.version, p.tenant_id, msg.message_id, msg.revision
+                )
             )
         receipt = Receipt(
             tenant_id=p.tenant_id,
@@ -338,97 +359,25 @@ class _Writes:
         return receipt
 
     def _commit(self, v: Verified, msg: StoredMessage, fact_row: dict[str, Any]) -> tuple[str, int]:
-        now, p = self.ctx.now, v.p
-        version = int(fact_row["current_version"]) + 1
-        self.cas.append(
-            {
-                "b_id": fact_row["id"],
-                "b_old": fact_row["current_version"],
-                "b_new": version,
-                "b_now": now,
-            }
+        item = NewVersion(
+            fact_row=fact_row,
+            value=v.p.value,
+            proposal_id=v.p.proposal_id,
+            message_id=msg.message_id,
+            message_revision=msg.revision,
+            auto=True,
+            valid_from=msg.created_at,
+            expires_at=v.p.expires_at,
         )
-        key = {k: fact_row[k] for k in FACT_KEY_COLUMNS}
-        value_json = dumps(p.value)
-        self.rows["versions"].append(
-            {
-                "memory_id": v.memory_id,
-                "version": version,
-                **key,
-                "value_json": value_json,
-                "status": MemoryStatus.COMMITTED,
-                "status_reason": None,
-                "proposal_id": p.proposal_id,
-                "auto": True,
-                "supersedes": None,
-                "derived_from": "[]",
-                "valid_from": msg.created_at,
-                "valid_to": None,
-                "recorded_at": now,
-                "expired_at": None,
-                "expires_at": p.expires_at,
-            }
-        )
-        self.rows["evidence"].append(
-            {
-                "memory_id": v.memory_id,
-                "version": version,
-                "tenant_id": p.tenant_id,
-                "message_id": msg.message_id,
-                "revision": msg.revision,
-            }
-        )
-        self.rows["projection"].append(
-            {
-                "memory_id": v.memory_id,
-                "version": version,
-                **key,
-                "value_json": value_json,
-                "expires_at": p.expires_at,
-                "updated_at": now,
-            }
-        )
-        self.events.append(
-            (
-                Topic.MEMORY_COMMITTED,
-                f"{v.memory_id}:{version}",
-                p.tenant_id,
-                {"memory_id": v.memory_id, "version": version, "subject_id": p.subject_id},
-            )
-        )
-        return v.memory_id, version
+        self.commits.append(item)
+        return item.memory_id, item.version
 
     def flush(self, conn: Connection) -> None:
-        if self.cas:
-            # Compare-and-set even under the lock: a second guard that history is never
-            # overwritten. executemany reports the total rows matched.
-            moved = conn.execute(
-                update(fact_keys)
-                .where(
-                    fact_keys.c.id == bindparam("b_id"),
-                    fact_keys.c.current_version == bindparam("b_old"),
-                )
-                .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now")),
-                self.cas,
-            ).rowcount
-            if moved != len(self.cas):
-                raise CompareAndSetFailed(f"{len(self.cas) - moved} fact keys moved under lock")
-        if self.rows["versions"]:
-            conn.execute(memory_versions.insert(), self.rows["versions"])
-        if self.rows["evidence"]:
-            insert_ignore(
-                conn,
-                memory_evidence,
-                self.rows["evidence"],
-                ["memory_id", "version", "message_id", "revision"],
-            )
-        if self.rows["projection"]:
-            ids = [r["memory_id"] for r in self.rows["projection"]]
-            conn.execute(
-                delete(current_memories).where(in_list(conn, current_memories.c.memory_id, ids))
-            )
-            conn.execute(current_memories.insert(), self.rows["projection"])
-        emit_many(conn, self.events)
+        commit_versions(conn, self.commits, self.ctx.now)
+        add_evidence(conn, self.rows["evidence"])
         if self.rows["proposals"]:
-            conn.execute(proposals.insert(), self.rows["proposals"])
-            conn.execute(receipts.insert(), self.rows["receipts"])
+            # ON CONFLICT DO NOTHING: proposals decided without a fact-key lock (refusals)
+            # can race a concurrent batch deciding the same id; the first row stands and
+            # both receipts say the same. Committed ones were re-checked under the lock.
+            insert_ignore(conn, proposals, self.rows["proposals"], ["tenant_id", "proposal_id"])
+            insert_ignore(conn, receipts, self.rows["receipts"], ["tenant_id", "proposal_id"])

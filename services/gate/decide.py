@@ -56,5 +56,10 @@ def decide(
         lost_race = locked_version != seen_version
         if lost_race and not evidence_at > current.valid_from:
             return Verdict(Decision.CONFLICT, ("lost_race", "not_adjudicable"))
+        if evidence_at < current.valid_from:
+            # A statement older than the current value arrived late (a delayed or
+            # redelivered event): it is history, never a pending replacement of the newer
+            # fact, or approving it would bring the older value back.
+            return Verdict(Decision.CONFLICT, ("older_than_current",))
         return Verdict(Decision.CONFIRM_REPLACE, ("conflicts_current",))
     return Verdict(Decision.COMMIT, tuple(a.features))

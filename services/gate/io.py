@@ -10,16 +10,27 @@ import logging
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, delete
 
 from services.gate.batch import decide_wave, waves
 from services.gate.checks import recompute_proposal_id
 from services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
+from shared.candidates import load_candidates
 from shared.canonical import payload_hash
-from shared.db import get_engine, unit_of_work
+from shared.celery_app import Stage
+from shared.consume import ConsumeResult, consume
+from shared.db import get_engine, pairs_in, unit_of_work
 from shared.models import MemoryProposal, Receipt, safe_error_fields
+from shared.schema import proposal_candidates
 
-__all__ = ["GateContext", "decide_batch", "decide_many", "stored_receipt"]
+__all__ = [
+    "GateContext",
+    "decide_batch",
+    "decide_events",
+    "decide_many",
+    "run_gate_stage",
+    "stored_receipt",
+]
 
 log = logging.getLogger("memwarden.gate")
 
@@ -33,6 +44,65 @@ def decide_batch(
         out = decide_many(uow.conn, raw_proposals, ctx)
         uow.commit()
     return out
+
+
+def is_event(envelope: Any) -> bool:
+    """An outbox envelope (keyed, from the relay) rather than a raw proposal sent with
+    ``send_task``."""
+    return (
+        isinstance(envelope, dict)
+        and "topic" in envelope
+        and isinstance(envelope.get("payload"), dict)  # anything else is judged as a raw body
+    )
+
+
+def decide_events(conn: Connection, envelopes: list[Any], ctx: GateContext | None = None) -> int:
+    """Decide fresh gate events inside the caller's transaction (the consumer runner owns
+    it); returns how many proposals were decided.
+
+    A ``proposal.submitted`` event names a stored candidate; its body is read here, and
+    removed once decided. A candidate erased by a forget has nothing left to decide. Raw
+    proposals (``send_task``) are decided as they are. Proposals go to the gate in their
+    subject's order (the event's ``order``), so a batch decides older statements first.
+    """
+    ctx = ctx or GateContext()
+    events = sorted((e for e in envelopes if is_event(e)), key=_seq)
+    keys = [(e["tenant_id"], e["payload"].get("proposal_id", "")) for e in events]
+    bodies = load_candidates(conn, keys)
+    raws: list[Any] = []
+    for event, key in zip(events, keys, strict=True):
+        if "evidence" in event["payload"]:  # an event written before candidates existed
+            raws.append(event["payload"])
+        elif key in bodies:
+            raws.append(bodies[key])
+    raws.extend(e for e in envelopes if not is_event(e))
+    receipts = decide_many(conn, raws, ctx) if raws else []
+    if keys:
+        conn.execute(
+            delete(proposal_candidates).where(
+                pairs_in(
+                    conn, proposal_candidates.c.tenant_id, proposal_candidates.c.proposal_id, keys
+                )  # a superset in theory; proposal ids hash their tenant, so exact in practice
+            )
+        )
+    return len(receipts)
+
+
+def _seq(envelope: dict[str, Any]) -> int:
+    order = envelope.get("order")
+    return int(order[1]) if order and order[1] is not None else 0
+
+
+def run_gate_stage(envelopes: list[Any], *, engine: Engine | None = None) -> ConsumeResult:
+    """The gate worker's batch: inbox, decisions and consumed marks in one transaction,
+    held back while an older event of the subject is unconsumed."""
+    return consume(
+        Stage.GATE,
+        envelopes,
+        lambda conn, fresh: decide_events(conn, fresh),
+        engine=engine,
+        ordered=True,
+    )
 
 
 def decide_many(conn: Connection, raw_proposals: list[Any], ctx: GateContext) -> list[Receipt]:

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, select
 
-from services.gate import commit as writes
 from services.gate import store
+from shared import memory_state
 from shared.auth import Principal, Scope, authorize
 from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
+from shared.memory_state import NewVersion
 from shared.models import MessageStatus, ProposalState
 from shared.registry import default_registry
 from shared.schema import approvals, proposals
@@ -147,11 +148,7 @@ def approve(
         }
         fact_row = lock_fact_key(conn, key, memory_id_for(key))
         if int(fact_row["current_version"]) != int(row.expected_version or 0):
-            conn.execute(
-                update(proposals)
-                .where(proposals.c.id == row.id)
-                .values(state=ProposalState.CONFLICTED)
-            )
+            memory_state.settle_proposal(conn, row.id, ProposalState.CONFLICTED)
             _audit(
                 conn,
                 tenant_id,
@@ -166,10 +163,8 @@ def approve(
             raise ReviewRefused("stale_expected_version")
         current = store.load_current(conn, fact_row["memory_id"])
         msg = store.load_message(conn, tenant_id, row.message_id)
-        memory_id, version = writes.commit_version(
-            conn,
+        item = NewVersion(
             fact_row=fact_row,
-            previous_version=current.version if current else None,
             value=json.loads(row.value_json),
             proposal_id=proposal_id,
             message_id=row.message_id,
@@ -177,13 +172,11 @@ def approve(
             auto=False,
             valid_from=msg.created_at if msg else now,
             expires_at=as_utc(row.expires_at),
-            now=now,
+            supersedes=current.version if current else None,
         )
-        conn.execute(
-            update(proposals)
-            .where(proposals.c.id == row.id)
-            .values(state=ProposalState.COMMITTED, memory_id=memory_id, memory_version=version)
-        )
+        memory_state.commit_versions(conn, [item], now)
+        memory_id, version = item.memory_id, item.version
+        memory_state.settle_proposal(conn, row.id, ProposalState.COMMITTED, (memory_id, version))
         _audit(
             conn,
             tenant_id,
@@ -240,9 +233,7 @@ def reject(
             raise ReviewRefused("unknown_proposal")
         if row.state != ProposalState.PENDING:
             raise ReviewRefused("not_pending")
-        uow.conn.execute(
-            update(proposals).where(proposals.c.id == row.id).values(state=ProposalState.REJECTED)
-        )
+        memory_state.settle_proposal(uow.conn, row.id, ProposalState.REJECTED)
         _audit(
             uow.conn,
             tenant_id,

@@ -4,27 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
-
-from services.gate.io import decide_batch
+from services.gate.io import run_gate_stage
 from shared.celery_app import TASK_DECIDE, app
+from shared.consume import RetriesExhausted
 
 
-@app.task(
-    name=TASK_DECIDE,
-    acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=8,
-)
+@app.task(name=TASK_DECIDE, acks_late=True)
 def decide_proposals(envelopes: list[dict[str, Any]]) -> int:
     """proposal.submitted events (or raw proposals sent with send_task) -> receipts.
 
-    Idempotent by proposal id: a redelivered proposal returns its stored receipt and writes
-    nothing. Only transient database errors are retried; bad proposals are receipts.
-    """
-    raw = [
-        e["payload"] if isinstance(e, dict) and "payload" in e and "topic" in e else e
-        for e in envelopes
-    ]
-    return len(decide_batch(raw))
+    Idempotent by event key and proposal id: a redelivered event is skipped, a replayed
+    proposal returns its stored receipt and writes nothing. Transient errors are retried
+    inside the runner; if they persist the outbox redelivers the events. A proposal that
+    fails for any other reason becomes a dead letter; the rest of the batch commits."""
+    try:
+        return run_gate_stage(envelopes).processed
+    except RetriesExhausted:
+        return 0

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from shared.canonical import sha256_hex
 from shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work, utcnow
 from shared.models import Topic, Turn
-from shared.outbox import emit_many
+from shared.outbox import emit_many, order_seq
 from shared.schema import messages
 
 
@@ -111,24 +112,61 @@ def ingest_many(
                 "status": "active",
             }
         )
-        if extract:
-            events.append(
-                (
-                    Topic.TURN_RECEIVED,
-                    f"{turn.tenant_id}:{turn.message_id}:1",
-                    turn.tenant_id,
-                    {
-                        "message_id": turn.message_id,
-                        "revision": 1,
-                        "subject_id": turn.subject_id,
-                    },
-                )
-            )
     if rows:
-        conn.execute(messages.insert(), rows)
+        # ON CONFLICT DO NOTHING, then a re-read: an identical ingest running at the same
+        # moment may store the same messages first; theirs stand and ours are duplicates.
+        inserted = _insert_new(conn, rows)
+        mine = {(r["tenant_id"], r["message_id"]) for r in rows}
+        theirs = _existing_fingerprints(conn, mine - set(inserted))
+        for turn in turns:
+            ident = (turn.tenant_id, turn.message_id)
+            if ident not in mine:
+                continue
+            mine.discard(ident)
+            if ident not in inserted:  # stored by the concurrent ingest
+                if theirs.get(ident) != batch_seen.get(ident):
+                    raise IngestRefused(
+                        f"message {turn.message_id} already exists in tenant {turn.tenant_id} "
+                        "with different content; send a new revision to change it"
+                    )
+                duplicates += 1
+                continue
+            stored += 1
+            if extract:
+                events.append(
+                    (
+                        Topic.TURN_RECEIVED,
+                        f"{turn.tenant_id}:{turn.message_id}:1",
+                        turn.tenant_id,
+                        {
+                            "message_id": turn.message_id,
+                            "revision": 1,
+                            "subject_id": turn.subject_id,
+                        },
+                        f"{turn.tenant_id}:{turn.subject_id}",
+                        order_seq(turn.created_at),
+                    )
+                )
         emit_many(conn, events)
-        stored = len(rows)
     return IngestResult(stored=stored, duplicates=duplicates)
+
+
+def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[str, str], int]:
+    """Insert the rows not stored yet; returns the row id of each row this call inserted.
+
+    ON CONFLICT DO NOTHING: an identical ingest running at the same moment may store the
+    same messages first; theirs stand and ours are duplicates."""
+    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    out: dict[tuple[str, str], int] = {}
+    for i in range(0, len(rows), 500):
+        stmt = (
+            dialect_insert(messages)
+            .values(rows[i : i + 500])
+            .on_conflict_do_nothing(index_elements=["tenant_id", "message_id", "revision"])
+            .returning(messages.c.tenant_id, messages.c.message_id, messages.c.id)
+        )
+        out.update({(r.tenant_id, r.message_id): int(r.id) for r in conn.execute(stmt)})
+    return out
 
 
 def _existing_fingerprints(

@@ -10,11 +10,13 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, select, update
 
 from services.revalidation import store
+from shared import memory_state
+from shared.candidates import candidate_values, erase_candidates_for_message
 from shared.canonical import claim_text, normalized_content_hash, sha256_hex
-from shared.db import get_engine, insert_ignore, unit_of_work, utcnow
+from shared.db import as_utc, get_engine, insert_ignore, unit_of_work, utcnow
 from shared.models import MemoryStatus, MessageStatus, Topic
-from shared.outbox import emit
-from shared.schema import current_memories, memory_versions, messages, proposals, suppressions
+from shared.outbox import emit, order_seq
+from shared.schema import current_memories, messages, proposals, suppressions
 
 
 class UnknownMessage(LookupError):
@@ -144,8 +146,9 @@ def supersede_message(
             Topic.TURN_RECEIVED,
             f"{tenant_id}:{message_id}:{revision}",
             tenant_id,
-            {"message_id": message_id, "revision": revision, "subject_id": old.subject_id},
-        )  # type: ignore[attr-defined]
+            {"message_id": message_id, "revision": revision, "subject_id": old.subject_id},  # type: ignore[attr-defined]
+            order=(f"{tenant_id}:{old.subject_id}", order_seq(as_utc(old.created_at))),  # type: ignore[attr-defined,arg-type]
+        )
         uow.commit()
     return revision
 
@@ -161,7 +164,7 @@ def reject_memory(tenant_id: str, memory_id: str, *, engine: Engine | None = Non
         ).scalar()
         if version is None:
             raise UnknownMemory(f"no recallable memory {memory_id} in tenant {tenant_id}")
-        store.take_out_of_recall(
+        memory_state.take_out_of_recall(
             uow.conn,
             tenant_id,
             memory_id,
@@ -202,7 +205,10 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                 )
             )
         }
-        hashes = set()
+        hashes = {
+            normalized_content_hash(claim_text(value))
+            for value in candidate_values(conn, tenant_id, message_id)
+        }
         for claim in claims:
             if claim.value_json is not None:
                 hashes.add(normalized_content_hash(claim_text(json.loads(claim.value_json))))
@@ -221,8 +227,9 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                 ["tenant_id", "subject_id", "content_hash"],
             )
         deps = store.dependents(conn, tenant_id, message_id)
+        memory_state.lock_memories(conn, [d.memory_id for d in deps])
         for dep in deps:
-            store.take_out_of_recall(
+            memory_state.take_out_of_recall(
                 conn,
                 tenant_id,
                 dep.memory_id,
@@ -231,20 +238,10 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                 status=MemoryStatus.FORGOTTEN,
                 reason="forgotten",
             )
-            conn.execute(
-                update(memory_versions)
-                .where(
-                    memory_versions.c.memory_id == dep.memory_id,
-                    memory_versions.c.version == dep.version,
-                )
-                .values(value_json="null")
-            )
-        store.withdraw_pending(conn, tenant_id, message_id)
-        conn.execute(
-            update(proposals)
-            .where(proposals.c.tenant_id == tenant_id, proposals.c.message_id == message_id)
-            .values(value_json=None)
-        )
+            memory_state.erase_value(conn, dep.memory_id, dep.version)
+        erase_candidates_for_message(conn, tenant_id, message_id)
+        memory_state.withdraw_pending(conn, tenant_id, message_id)
+        memory_state.erase_proposal_values(conn, tenant_id, message_id)
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
         uow.commit()
     return len(deps)

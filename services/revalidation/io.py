@@ -13,38 +13,43 @@ from sqlalchemy import Connection, Engine, and_, select
 
 from services.revalidation import store
 from services.revalidation.cascade import outcome, successor_span
-from shared.db import get_engine, insert_ignore, unit_of_work, utcnow
-from shared.inbox import first_deliveries
+from shared import memory_state
+from shared.celery_app import Stage
+from shared.consume import consume
+from shared.db import utcnow
 from shared.models import MemoryStatus, Topic
-from shared.schema import memory_evidence, messages, proposals
+from shared.schema import messages, proposals
 
-CONSUMER = "revalidation"
+CONSUMER = Stage.REVALIDATION.value
 
 
-def revalidate(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
-    """Apply a batch of evidence events; returns how many memory versions left recall."""
+def revalidate_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
+    """Apply fresh evidence events inside the caller's transaction (the consumer runner
+    owns it); returns how many memory versions left recall."""
     removed = 0
     now = utcnow()
-    with unit_of_work(engine or get_engine()) as uow:
-        conn = uow.conn
-        fresh = first_deliveries(conn, CONSUMER, [e["key"] for e in envelopes])
-        for env in envelopes:
-            if env["key"] not in fresh:
-                continue
-            if env["topic"] == Topic.EVIDENCE_SUPERSEDED:
-                removed += _superseded(conn, env["tenant_id"], env["payload"], now)
-            else:
-                removed += _revoked(conn, env["tenant_id"], env["payload"]["message_id"], now)
-        uow.commit()
+    for env in envelopes:
+        if env["topic"] == Topic.EVIDENCE_SUPERSEDED:
+            removed += _superseded(conn, env["tenant_id"], env["payload"], now)
+        else:
+            removed += _revoked(conn, env["tenant_id"], env["payload"]["message_id"], now)
     return removed
 
 
+def revalidate(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
+    """Run the revalidation stage on a batch as its worker does; returns how many memory
+    versions left recall."""
+    return sum(consume(Stage.REVALIDATION, envelopes, revalidate_events, engine=engine).results)
+
+
 def _revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime) -> int:
-    store.withdraw_pending(conn, tenant_id, message_id)
+    memory_state.withdraw_pending(conn, tenant_id, message_id)
     removed = 0
-    for dep in store.dependents(conn, tenant_id, message_id):
+    deps = store.dependents(conn, tenant_id, message_id)
+    memory_state.lock_memories(conn, [d.memory_id for d in deps])  # one order for all writers
+    for dep in deps:
         if outcome(dep) == MemoryStatus.REVOKED:
-            store.take_out_of_recall(
+            memory_state.take_out_of_recall(
                 conn,
                 tenant_id,
                 dep.memory_id,
@@ -71,9 +76,11 @@ def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any], now: 
             )
         )
     }
-    store.withdraw_pending(conn, tenant_id, message_id)
+    memory_state.withdraw_pending(conn, tenant_id, message_id)
     removed = 0
-    for dep in store.dependents(conn, tenant_id, message_id, old_rev):
+    deps = store.dependents(conn, tenant_id, message_id, old_rev)
+    memory_state.lock_memories(conn, [d.memory_id for d in deps])  # one order for all writers
+    for dep in deps:
         spans = conn.execute(
             select(proposals.c.evidence_start, proposals.c.evidence_end).where(
                 and_(
@@ -87,20 +94,16 @@ def _superseded(conn: Connection, tenant_id: str, payload: dict[str, Any], now: 
         old_sentences = {texts.get(old_rev, "")[s.evidence_start : s.evidence_end] for s in spans}
         if any(successor_span(sentence, texts.get(new_rev, "")) for sentence in old_sentences):
             # exact successor: the edited message still says the same sentence
-            insert_ignore(
+            memory_state.add_evidence(
                 conn,
-                memory_evidence,
-                {
-                    "memory_id": dep.memory_id,
-                    "version": dep.version,
-                    "tenant_id": tenant_id,
-                    "message_id": message_id,
-                    "revision": new_rev,
-                },
-                ["memory_id", "version", "message_id", "revision"],
+                [
+                    memory_state.evidence_row(
+                        dep.memory_id, dep.version, tenant_id, message_id, new_rev
+                    )
+                ],
             )
         elif dep.active_evidence == 0:
-            store.take_out_of_recall(
+            memory_state.take_out_of_recall(
                 conn,
                 tenant_id,
                 dep.memory_id,

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
+from services.revalidation.io import revalidate_events
+from shared.celery_app import TASK_REVALIDATE, Stage, app
+from shared.consume import RetriesExhausted, consume
 
-from services.revalidation.io import revalidate
-from shared.celery_app import TASK_REVALIDATE, app
 
-
-@app.task(
-    name=TASK_REVALIDATE,
-    acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=8,
-)
+@app.task(name=TASK_REVALIDATE, acks_late=True)
 def revalidate_evidence(envelopes: list[dict[str, Any]]) -> int:
-    """evidence.revoked events -> memory versions REVOKED + memory.revoked events."""
-    return revalidate(envelopes)
+    """evidence.revoked / evidence.superseded events -> memory versions out of recall and
+    memory.revoked events. Transient errors are retried inside the runner; if they persist
+    the outbox redelivers the events."""
+    try:
+        return sum(consume(Stage.REVALIDATION, envelopes, revalidate_events).results)
+    except RetriesExhausted:
+        return 0

@@ -13,12 +13,15 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, select
 
 from shared import metrics
+from shared.celery_app import Stage
 from shared.config import get_settings
-from shared.db import get_engine, unit_of_work, utcnow
+from shared.consume import consume
+from shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
 from shared.embedding import default_embedder, memory_text, to_bytes
 from shared.models import MessageStatus
 from shared.schema import (
     current_memories,
+    fact_keys,
     memory_evidence,
     memory_versions,
     messages,
@@ -27,64 +30,97 @@ from shared.schema import (
 
 
 def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:
-    """Index or drop each memory so the index mirrors ``current_memories``."""
-    embedder = default_embedder(get_settings().embedding_dim)
-    ids = sorted(set(memory_ids))
-    counts = {"indexed": 0, "dropped": 0, "unchanged": 0}
+    """Index or drop each memory so the index mirrors ``current_memories`` (one transaction,
+    outside the consumer runner: tests and repair)."""
     with unit_of_work(engine or get_engine()) as uow:
-        conn = uow.conn
-        current = {
-            r.memory_id: r
-            for r in conn.execute(
-                select(current_memories).where(current_memories.c.memory_id.in_(ids))
-            )
-        }
-        indexed = {
-            r.memory_id: (r.version, r.embedder)
-            for r in conn.execute(
-                select(
-                    vector_index.c.memory_id, vector_index.c.version, vector_index.c.embedder
-                ).where(vector_index.c.memory_id.in_(ids))
-            )
-        }
-        stale = [
-            m
-            for m in ids
-            if m in indexed
-            and (m not in current or indexed[m] != (current[m].version, embedder.name))
-        ]
-        if stale:
-            conn.execute(delete(vector_index).where(vector_index.c.memory_id.in_(stale)))
-        todo = [current[m] for m in ids if m in current and (m not in indexed or m in stale)]
-        vectors = embedder.embed([memory_text(r.normalized_key, r.value_json) for r in todo])
-        now = utcnow()
-        if todo:
-            conn.execute(
-                vector_index.insert(),
-                [
-                    {
-                        "memory_id": r.memory_id,
-                        "version": r.version,
-                        "tenant_id": r.tenant_id,
-                        "subject_id": r.subject_id,
-                        "embedder": embedder.name,
-                        "embedding": to_bytes(vec),
-                        "indexed_at": now,
-                    }
-                    for r, vec in zip(todo, vectors, strict=True)
-                ],
-            )
-        counts["indexed"] = len(todo)
-        counts["dropped"] = len([m for m in stale if m not in current])
-        counts["unchanged"] = len(ids) - counts["indexed"] - counts["dropped"]
-        fresh = [
-            (r.memory_id, r.version) for r in todo if indexed.get(r.memory_id, (0,))[0] != r.version
-        ]
-        gone = [(m, indexed[m][0]) for m in stale if m not in current]
-        marks = _latency_marks(conn, fresh, gone) if fresh or gone else ([], [])
+        counts, marks = reconcile(uow.conn, memory_ids)
         uow.commit()
     _observe(utcnow(), *marks)
     return counts
+
+
+def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, int]:
+    """The vector sink's consumer handler: reconcile the memories the events name, inside
+    the runner's transaction."""
+    counts, marks = reconcile(conn, memory_ids_of(envelopes))
+    _observe(utcnow(), *marks)
+    return counts
+
+
+def run_sink_stage(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> Any:
+    return consume(Stage.VECTOR_SINK, envelopes, sync_events, engine=engine)
+
+
+def reconcile(
+    conn: Connection, memory_ids: list[str]
+) -> tuple[dict[str, int], tuple[list[Any], list[Any]]]:
+    """Make the index rows of ``memory_ids`` match their current committed versions."""
+    embedder = default_embedder(get_settings().embedding_dim)
+    ids = sorted(set(memory_ids))
+    counts = {"indexed": 0, "dropped": 0, "unchanged": 0}
+    if conn.dialect.name == "postgresql" and ids:
+        # FOR SHARE on the fact keys, in memory_id order: a commit or revocation of these
+        # memories (which holds the key FOR UPDATE) cannot slip between our read of the
+        # projection and our write, or a late sink would index a version just revoked.
+        conn.execute(
+            select(fact_keys.c.id)
+            .where(in_list(conn, fact_keys.c.memory_id, ids))
+            .order_by(fact_keys.c.memory_id)
+            .with_for_update(read=True)
+        ).all()
+    current = {
+        r.memory_id: r
+        for r in conn.execute(
+            select(current_memories).where(in_list(conn, current_memories.c.memory_id, ids))
+        )
+    }
+    indexed = {
+        r.memory_id: (r.version, r.embedder)
+        for r in conn.execute(
+            select(vector_index.c.memory_id, vector_index.c.version, vector_index.c.embedder).where(
+                in_list(conn, vector_index.c.memory_id, ids)
+            )
+        )
+    }
+    stale = [
+        m
+        for m in ids
+        if m in indexed and (m not in current or indexed[m] != (current[m].version, embedder.name))
+    ]
+    if stale:
+        conn.execute(delete(vector_index).where(in_list(conn, vector_index.c.memory_id, stale)))
+    todo = [current[m] for m in ids if m in current and (m not in indexed or m in stale)]
+    vectors = embedder.embed([memory_text(r.normalized_key, r.value_json) for r in todo])
+    now = utcnow()
+    if todo:
+        # ON CONFLICT DO NOTHING: a concurrent sink reconciling the same memory under the
+        # same share lock read the same projection and writes the same row.
+        insert_ignore(
+            conn,
+            vector_index,
+            [
+                {
+                    "memory_id": r.memory_id,
+                    "version": r.version,
+                    "tenant_id": r.tenant_id,
+                    "subject_id": r.subject_id,
+                    "embedder": embedder.name,
+                    "embedding": to_bytes(vec),
+                    "indexed_at": now,
+                }
+                for r, vec in zip(todo, vectors, strict=True)
+            ],
+            ["memory_id"],
+        )
+    counts["indexed"] = len(todo)
+    counts["dropped"] = len([m for m in stale if m not in current])
+    counts["unchanged"] = len(ids) - counts["indexed"] - counts["dropped"]
+    fresh = [
+        (r.memory_id, r.version) for r in todo if indexed.get(r.memory_id, (0,))[0] != r.version
+    ]
+    gone = [(m, indexed[m][0]) for m in stale if m not in current]
+    marks = _latency_marks(conn, fresh, gone) if fresh or gone else ([], [])
+    return counts, marks
 
 
 def _latency_marks(
