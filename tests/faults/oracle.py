@@ -33,7 +33,19 @@ class Snapshot:
     unconsumed: int  # outbox rows not (yet) consumed
     dead_letters: int
     proposals: int
-    extra: dict[str, Any] = field(default_factory=dict)
+    # (message_id, normalized_key, value_json, decision) of every stored proposal
+    decisions: set[tuple[str, str, str, str]] = field(default_factory=set)
+
+    def comparable(self) -> dict[str, Any]:
+        """Everything but the tenant-specific ids: two tenants fed the same turns compare."""
+        return {
+            "facts": sorted(self.facts.values()),
+            "pending": sorted(self.pending),
+            "decisions": sorted(self.decisions),
+            "index_mirrors_projection": sorted(self.indexed) == sorted(self.current),
+            "twice_current": len(self.twice_current),
+            "undecided": len(self.undecided),
+        }
 
     def settled(self) -> bool:
         return (
@@ -95,6 +107,17 @@ def snapshot(engine: Engine, tenant: str) -> Snapshot:
                 )
             ).scalars()
         }
+        decisions = {
+            (r.message_id, r.normalized_key, r.value_json or "", r.decision)
+            for r in conn.execute(
+                select(
+                    proposals.c.message_id,
+                    proposals.c.normalized_key,
+                    proposals.c.value_json,
+                    proposals.c.decision,
+                ).where(proposals.c.tenant_id == tenant)
+            )
+        }
         pending = {
             (r.subject_id, r.normalized_key, r.value_json or "")
             for r in conn.execute(
@@ -113,6 +136,7 @@ def snapshot(engine: Engine, tenant: str) -> Snapshot:
             unconsumed=unconsumed_outbox_rows(conn, tenant),
             dead_letters=dead_letter_count(conn),
             proposals=len(decided),
+            decisions=decisions,
         )
 
 

@@ -64,7 +64,9 @@ class Workload:
         return path
 
 
-def build(subjects: int = 100, turns_per_subject: int = 20, seed: int = 9) -> Workload:
+def build(
+    subjects: int = 100, turns_per_subject: int = 20, seed: int = 9, tenant: str = TENANT
+) -> Workload:
     """``subjects * turns_per_subject`` turns; a few per subject are command targets.
 
     Command targets are notes unique to their subject and message, so no other turn of the
@@ -95,7 +97,7 @@ def build(subjects: int = 100, turns_per_subject: int = 20, seed: int = 9) -> Wo
             created = start + timedelta(minutes=s) + timedelta(hours=i)
             turns.append(
                 {
-                    "tenant_id": TENANT,
+                    "tenant_id": tenant,
                     "subject_id": subject,
                     "session_id": f"{subject}-s{i // 5}",
                     "message_id": message_id,
