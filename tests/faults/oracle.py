@@ -183,7 +183,10 @@ def compare(run: Snapshot, oracle: Snapshot) -> Difference:
         m for m in set(run.facts) & set(oracle.facts) if run.facts[m] != oracle.facts[m]
     )
     index_twice = [m for m, n in Counter(m for m, _ in run.indexed).items() if n > 1]
-    pending_diff = sorted(map(str, run.pending ^ oracle.pending))
+    pending_diff = sorted(
+        [f"pending candidate {p} only in the run" for p in run.pending - oracle.pending]
+        + [f"pending candidate {p} only in the oracle" for p in oracle.pending - run.pending]
+    )
     return Difference(
         lost=lost,
         duplicated=sorted(set(run.twice_current) | set(index_twice)),
@@ -197,7 +200,10 @@ def explain(run: Snapshot, oracle: Snapshot, diff: Difference, limit: int = 8) -
     for m in diff.lost[:limit]:
         lines.append(f"lost {m}: oracle {oracle.facts[m]}")
     for m in diff.mismatched[:limit]:
-        lines.append(f"mismatch {m}: run {run.facts.get(m)} oracle {oracle.facts.get(m)}")
+        if m in run.facts or m in oracle.facts:
+            lines.append(f"mismatch {m}: run {run.facts.get(m)} oracle {oracle.facts.get(m)}")
+        else:
+            lines.append(m)
     for m in diff.duplicated[:limit]:
         lines.append(f"duplicated {m}: run {run.facts.get(m)}")
     return "\n".join(lines)
