@@ -269,6 +269,7 @@ class ScratchCluster:
 
     root: Path
     port: int = field(default_factory=free_port)
+    database: str = "postgres"
 
     @property
     def bindir(self) -> Path:
@@ -282,7 +283,7 @@ class ScratchCluster:
 
     @property
     def url(self) -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{self.database}"
 
     def _run(self, command: str) -> None:
         if os.geteuid() == 0:

@@ -90,9 +90,9 @@ def test_chaos__killed_workers_relay_and_redis_settle_to_the_embedded_state(
         fleet.restart(name)
 
     def kill_relay() -> None:
-        fleet.kill("relay-1")
+        caught = kill_in_transaction(fleet, engine, "relay-1", seconds=5)  # mid-claim if seen
         fleet.restart("relay-1")
-        outcome.faults["SIGKILL relay"] += 1
+        outcome.faults[f"SIGKILL relay{' in tx' if caught else ''}"] += 1
 
     def freeze_then_kill(name: str) -> None:
         _freeze_then_kill(fleet, engine, name)
@@ -112,6 +112,7 @@ def test_chaos__killed_workers_relay_and_redis_settle_to_the_embedded_state(
         lambda: kill_mid_transaction("vector_sink-1"),
         lambda: freeze_then_kill("gate-2"),
         lambda: kill_mid_transaction("extractor-1"),
+        kill_relay,
     ]
     chunk_at = {k * len(schedule) // CHUNKS: k for k in range(1, CHUNKS)}
     for step, fault in enumerate(schedule):
