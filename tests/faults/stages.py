@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, column, inspect, select
 
 from services import pipeline  # noqa: F401  (registers every stage's task)
 from shared.celery_app import ROUTES, app
@@ -45,6 +45,34 @@ def outbox_envelopes(
         if topics:
             stmt = stmt.where(outbox.c.topic.in_(sorted(topics)))
         return [envelope_of(r) for r in conn.execute(stmt)]
+
+
+def unconsumed_envelopes(engine: Engine, tenant: str, topics: set[str]) -> list[dict[str, Any]]:
+    """Events of ``topics`` no consumer has consumed yet; empty on a schema without the
+    consumed state (there every delivered event counts as done)."""
+    with engine.connect() as conn:
+        if "consumed_at" not in {c["name"] for c in inspect(conn).get_columns("outbox")}:
+            return []
+        stmt = (
+            select(outbox)
+            .where(
+                outbox.c.tenant_id == tenant,
+                outbox.c.topic.in_(sorted(topics)),
+                column("consumed_at").is_(None),
+            )
+            .order_by(outbox.c.id)
+        )
+        return [envelope_of(r) for r in conn.execute(stmt)]
+
+
+def redeliver_held(engine: Engine, tenant: str, topics: set[str], rounds: int = 20) -> None:
+    """What a relay does after the deadline, in process: deliver again every event a
+    consumer left unconsumed (held back behind an older event of its subject, SPEC §8.1)."""
+    for _ in range(rounds):
+        waiting = unconsumed_envelopes(engine, tenant, topics)
+        if not waiting:
+            return
+        deliver(engine, waiting)
 
 
 def deliver(engine: Engine, envelopes: list[dict[str, Any]]) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from services.ingest.io import ingest_turns
 from shared.models import Topic, Turn
 from tests.faults import oracle
-from tests.faults.stages import deliver, outbox_envelopes, run_at_barrier
+from tests.faults.stages import deliver, outbox_envelopes, redeliver_held, run_at_barrier
 from tests.faults.workload import build
 
 pytestmark = [pytest.mark.faults, pytest.mark.postgres]
@@ -26,6 +26,7 @@ def _extracted(engine: Engine, tenant: str) -> None:
     workload = build(subjects=8, turns_per_subject=12, seed=4, tenant=tenant)
     ingest_turns([Turn.model_validate(t) for t in workload.turns], engine=engine)
     deliver(engine, outbox_envelopes(engine, tenant, {str(Topic.TURN_RECEIVED)}))
+    redeliver_held(engine, tenant, {str(Topic.TURN_RECEIVED)})
 
 
 def _overlapping(envelopes: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
@@ -45,6 +46,10 @@ def _concurrent_then_sequential(
     errors = run_at_barrier([lambda: deliver(engine, a), lambda: deliver(engine, b)])
     for batch in _overlapping(outbox_envelopes(engine, sequential, topics)):
         deliver(engine, batch)
+    # events a consumer held back (an older event of the subject was in the other batch)
+    # are redelivered after the deadline, in both runs alike
+    for t in (concurrent, sequential):
+        redeliver_held(engine, t, topics)
     return (
         errors,
         oracle.snapshot(engine, concurrent).comparable(),
@@ -70,6 +75,7 @@ def _decided(engine: Engine, tenant: str) -> None:
     """Extracted and decided one batch at a time: memory events wait in the outbox."""
     _extracted(engine, tenant)
     deliver(engine, outbox_envelopes(engine, tenant, PROPOSALS))
+    redeliver_held(engine, tenant, PROPOSALS)
 
 
 def test_barrier__two_vector_sinks_on_overlapping_batches_both_succeed_and_equal_sequential(

@@ -20,7 +20,7 @@ from shared.db import unit_of_work
 from shared.models import MemoryStatus, Topic, Turn
 from shared.outbox import emit
 from tests.faults import oracle
-from tests.faults.stages import deliver, outbox_envelopes
+from tests.faults.stages import deliver, outbox_envelopes, redeliver_held
 from tests.faults.workload import build
 
 pytestmark = [pytest.mark.faults, pytest.mark.postgres]
@@ -35,8 +35,9 @@ def _stored(engine: Engine, tenant: str) -> None:
 
 def _decided(engine: Engine, tenant: str) -> None:
     _stored(engine, tenant)
-    deliver(engine, outbox_envelopes(engine, tenant, {str(Topic.TURN_RECEIVED)}))
-    deliver(engine, outbox_envelopes(engine, tenant, {str(Topic.PROPOSAL_SUBMITTED)}))
+    for topic in (Topic.TURN_RECEIVED, Topic.PROPOSAL_SUBMITTED):
+        deliver(engine, outbox_envelopes(engine, tenant, {str(topic)}))
+        redeliver_held(engine, tenant, {str(topic)})
 
 
 def _revoked_one(engine: Engine, tenant: str) -> None:

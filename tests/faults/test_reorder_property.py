@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine, inspect, select
+from sqlalchemy import Engine, column, inspect, select
 
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
@@ -124,7 +124,7 @@ class Transit:
             return False
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(outbox).where(outbox.c.id <= self.seen, outbox.c.consumed_at.is_(None))
+                select(outbox).where(outbox.c.id <= self.seen, column("consumed_at").is_(None))
             ).all()
         self.waiting.extend(envelope_of(r) for r in rows)
         return bool(rows)
