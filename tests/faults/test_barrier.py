@@ -88,3 +88,30 @@ def test_barrier__two_vector_sinks_on_overlapping_batches_both_succeed_and_equal
     assert concurrent["index_mirrors_projection"]
     assert sequential["index_mirrors_projection"]
     assert concurrent["facts"] == sequential["facts"]
+
+
+REVOCATIONS = {str(Topic.EVIDENCE_REVOKED)}
+
+
+def _revoked(engine: Engine, tenant: str) -> None:
+    """Decided and indexed, then every third message that taught a memory revoked: the
+    revocation events wait in the outbox."""
+    from services.revalidation.commands import revoke_message
+
+    _decided(engine, tenant)
+    deliver(engine, outbox_envelopes(engine, tenant, MEMORY_EVENTS))
+    snap = oracle.snapshot(engine, tenant)
+    taught = sorted({m for m, _key, _value, decision in snap.decisions if decision == "COMMIT"})
+    for message_id in taught[::3]:
+        revoke_message(tenant, message_id, engine=engine)
+
+
+def test_barrier__two_revalidations_on_overlapping_batches_both_succeed_and_equal_sequential(
+    pg_engine: Engine, tenant: str
+) -> None:
+    errors, concurrent, sequential = _concurrent_then_sequential(
+        pg_engine, tenant, REVOCATIONS, _revoked
+    )
+    assert errors == [None, None], [repr(e) for e in errors]
+    assert concurrent["facts"] == sequential["facts"]
+    assert any(f[3] == "revoked" for f in concurrent["facts"])
