@@ -9,6 +9,7 @@ stopping the shared test server would break every other test running against it.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import suppress
@@ -52,9 +53,10 @@ OUTAGE_SECONDS = 20
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[ScratchCluster]:
+def cluster() -> Iterator[ScratchCluster]:
     """A migrated ``memwarden`` database in a cluster of the test's own."""
-    scratch = ScratchCluster(Path(f"/tmp/mw-scratch-{tmp_path.name}"))
+    # /tmp, not tmp_path: the postgres user must reach it through every parent directory
+    scratch = ScratchCluster(Path(tempfile.mkdtemp(prefix="mw-scratch-")))
     try:
         scratch.init()
     except ScratchUnavailable as exc:
