@@ -36,6 +36,9 @@ ROUTES: dict[str, tuple[str, Stage]] = {
     Topic.MEMORY_REVOKED: (TASK_SYNC_INDEX, Stage.VECTOR_SINK),
 }
 
+# Topics that only feed consumers of the event feed (GET /v1/events); no stage consumes them.
+FEED_ONLY_TOPICS = frozenset({Topic.ACTION_CANCELLED.value, Topic.ACTION_NEEDS_REPAIR.value})
+
 STAGE_TASK_MODULES = {
     Stage.EXTRACTOR: "services.extractor.tasks",
     Stage.GATE: "services.gate.tasks",

@@ -6,11 +6,15 @@ Every model forbids unknown keys: an extractor that invents a field is refused, 
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+# a memory id (hex) optionally followed by ":version"
+DERIVED_FROM_NAME = re.compile(r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$")
 
 
 class Strict(BaseModel):
@@ -138,6 +142,17 @@ class ProposalBody(Strict):
     extractor_version: str = Field(min_length=1, max_length=100)
     confidence: float = Field(ge=0.0, le=1.0)
     expires_at: AwareDatetime | None = None
+    # SPEC §14: a summary or inference names the memories it was derived from
+    # ("memory_id" or "memory_id:version"); not part of the identity or the payload hash
+    derived_from: list[str] = Field(default_factory=list, max_length=20)
+
+    @field_validator("derived_from")
+    @classmethod
+    def derived_from_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not DERIVED_FROM_NAME.match(name):
+                raise ValueError("derived_from takes memory_id or memory_id:version")
+        return names
 
     @field_validator("value")
     @classmethod
@@ -177,3 +192,5 @@ class Topic(StrEnum):
     MEMORY_REVOKED = "memory.revoked"
     EVIDENCE_REVOKED = "evidence.revoked"
     EVIDENCE_SUPERSEDED = "evidence.superseded"
+    ACTION_CANCELLED = "action.cancelled"
+    ACTION_NEEDS_REPAIR = "action.needs_repair"

@@ -15,7 +15,7 @@ from typing import Any
 from celery import Celery
 from sqlalchemy import Engine
 
-from shared.celery_app import ROUTES
+from shared.celery_app import FEED_ONLY_TOPICS, ROUTES
 from shared.db import unit_of_work
 from shared.outbox import NOTIFY_CHANNEL, OutboxEvent, claim_batch, mark_sent
 
@@ -33,6 +33,8 @@ def group_by_route(
     for event in events:
         route = ROUTES.get(event.topic)
         if route is None:
+            if event.topic in FEED_ONLY_TOPICS:
+                continue  # read from the outbox by the event feed; nothing to publish
             log.error("outbox row %s has unknown topic %s; not routed", event.id, event.topic)
             continue
         task, stage = route

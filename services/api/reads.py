@@ -20,7 +20,12 @@ from shared.schema import (
     receipts,
 )
 
-FEED_TOPICS = (Topic.MEMORY_COMMITTED.value, Topic.MEMORY_REVOKED.value)
+FEED_TOPICS = (
+    Topic.MEMORY_COMMITTED.value,
+    Topic.MEMORY_REVOKED.value,
+    Topic.ACTION_CANCELLED.value,
+    Topic.ACTION_NEEDS_REPAIR.value,
+)
 
 
 def _iso(moment: Any) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, update
 
+from shared.action_repair import cancel_actions_using
 from shared.canonical import jcs
 from shared.db import dumps, insert_ignore
 from shared.models import MemoryStatus, ProposalState, Receipt, Topic
@@ -44,6 +45,7 @@ def commit_version(
     valid_from: datetime,
     expires_at: datetime | None,
     now: datetime,
+    derived_from: list[str] | None = None,
 ) -> tuple[str, int]:
     """Append a committed version, move the projection to it, emit ``memory.committed``."""
     memory_id = fact_row["memory_id"]
@@ -79,6 +81,11 @@ def commit_version(
             )
             .values(state=ProposalState.SUPERSEDED)
         )
+        # a replaced version no longer backs actions that read it (seed 002: corrections
+        # are traced to the drafts made from the old record)
+        cancel_actions_using(
+            conn, fact_row["tenant_id"], [(memory_id, previous_version)], now, "memory_superseded"
+        )
     key_columns = {name: fact_row[name] for name in FACT_KEY_COLUMNS}
     conn.execute(
         memory_versions.insert().values(
@@ -90,7 +97,7 @@ def commit_version(
             proposal_id=proposal_id,
             auto=auto,
             supersedes=previous_version,
-            derived_from="[]",
+            derived_from=dumps(derived_from or []),
             valid_from=valid_from,
             recorded_at=now,
             expires_at=expires_at,

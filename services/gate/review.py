@@ -178,6 +178,7 @@ def approve(
             valid_from=msg.created_at if msg else now,
             expires_at=as_utc(row.expires_at),
             now=now,
+            derived_from=json.loads(row.derived_from or "[]"),
         )
         conn.execute(
             update(proposals)

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, and_, delete, select, update
 
 from services.revalidation.cascade import Dependent
 from shared import provenance
+from shared.action_repair import cancel_actions_using
 from shared.models import MemoryStatus, ProposalState, Topic
 from shared.outbox import emit
 from shared.schema import current_memories, memory_evidence, memory_versions, proposals
@@ -64,6 +65,8 @@ def take_out_of_recall(
     ).rowcount
     if not changed:
         return  # already out: the cascade is idempotent
+    # retraction is repair: actions that read this version are cancelled or need repair
+    cancel_actions_using(conn, tenant_id, [(memory_id, version)], now, reason)
     conn.execute(
         update(proposals)
         .where(
