@@ -161,7 +161,8 @@ def _claim_key(conn: Connection, row: dict[str, Any]) -> bool:
     stmt = dialect_insert(actions).on_conflict_do_nothing(
         index_elements=["tenant_id", "idempotency_key"]
     )
-    return bool(conn.execute(stmt.values(row)).rowcount)
+    # RETURNING, not rowcount: the driver's rowcount is not reliable for a skipped row
+    return conn.execute(stmt.values(row).returning(actions.c.action_id)).first() is not None
 
 
 def _share(conn: Connection, stmt: Any) -> Any:
