@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from services.cli.action_cmds import add_action_commands
 from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, console
 from services.cli.memory_cmds import (
@@ -119,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--scope",
         action="append",
         required=True,
-        help="memory:propose | memory:review | memory:read | memory:admin",
+        help="memory:propose | memory:review | memory:read | memory:admin | action:request"
+        " | action:approve",
     )
     p = add("policy", cmd_policy, "set a tenant's policy profile")
     p.add_argument("--tenant", required=True)
@@ -146,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     add_outbox_commands(sub)
+    add_action_commands(sub)
     return parser
 
 
