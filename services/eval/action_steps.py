@@ -96,7 +96,9 @@ def apply_action_op(
             intent=step["intent"],
             params=step.get("params", {}),
             uses=uses_for(engine, ns, tenant, step.get("uses_from", []), bool(step.get("stale"))),
-            idempotency_key=step["idempotency_key"],
+            # keys are per tenant; cases share the run's tenant, so keys get the case prefix
+            # as message ids do
+            idempotency_key=ns.message(step["idempotency_key"]),
             purpose=step.get("purpose"),
         )
         try:
@@ -151,7 +153,9 @@ def judge_action(
         return Verdict(exp, False, f"no act step {n}")
     if "decision" in exp:
         got = done[n].decision
-        return Verdict(exp, got == exp["decision"], f"decision {got} {done[n].reasons}")
+        # extension: "reason" also requires that reason code among the decision's reasons
+        ok = got == exp["decision"] and exp.get("reason", got) in [got, *done[n].reasons]
+        return Verdict(exp, ok, f"decision {got} {done[n].reasons}")
     state = _state(engine, ns, case, done[n])
     return Verdict(exp, state == exp.get("state"), f"state {state}")
 
