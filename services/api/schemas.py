@@ -136,11 +136,16 @@ class RecalledOut(BaseModel):
     value: Any
     score: float
     expires_at: str | None
+    evidence_message_ids: list[str] = Field(description="the pointer back to the source")
+    notice: str = Field(description="historical record, not current verification")
 
 
 class RecallOut(BaseModel):
     subject_id: str
     memories: list[RecalledOut]
+    context: str | None = Field(
+        default=None, description="with format=context: the block to put into a prompt"
+    )
 
 
 class VersionOut(BaseModel):

@@ -81,6 +81,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--scope-kind")
     p.add_argument("--purpose", help="only keys whose retrieval purposes include this")
+    p.add_argument(
+        "--format",
+        choices=("json", "context"),
+        default="json",
+        help="context: the prompt block (pointer + 'historical record, not current verification')",
+    )
+    p.add_argument(
+        "--lang", choices=("en", "zh"), default="en", help="language of --format context"
+    )
     p = add("as-of", cmd_as_of, "bi-temporal read: what held at --valid-at, as known at --known-at")
     subject(p)
     p.add_argument("--valid-at", required=True)
