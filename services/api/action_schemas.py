@@ -70,3 +70,35 @@ class ApproveActionIn(Body):
 class OutcomeIn(Body):
     status: Literal["executed", "failed", "cancelled"]
     external_ref: str | None = Field(default=None, min_length=1, max_length=500)
+
+
+class PendingActionOut(ActionReceiptOut):
+    params: dict[str, Any] = Field(description="shown to approvers: what would be done")
+
+
+class PendingActionsOut(BaseModel):
+    actions: list[PendingActionOut]
+
+
+class AffectedMemoryOut(BaseModel):
+    memory_id: str
+    version: int
+    subject_id: str
+    normalized_key: str
+    status: str
+    status_reason: str | None
+    via: str = Field(description="evidence (cites the message) | derived (from one that does)")
+
+
+class RepairActionOut(ActionReceiptOut):
+    owner: str = Field(description="the principal that requested the action")
+    external_ref: str | None
+
+
+class RepairListOut(BaseModel):
+    tenant_id: str
+    message_id: str
+    memories: list[AffectedMemoryOut]
+    actions: list[RepairActionOut]
+    needs_repair: int
+    cancelled: int

@@ -11,8 +11,10 @@ from services.actions.io import request_action
 from services.actions.lifecycle import (
     OutcomeStatus,
     actions_for_memory,
+    affected_by_message,
     approve_action,
     get_action,
+    pending_approvals,
     report_outcome,
 )
 from services.actions.receipts import (
@@ -29,6 +31,8 @@ from services.api.action_schemas import (
     ActionsOut,
     ApproveActionIn,
     OutcomeIn,
+    PendingActionsOut,
+    RepairListOut,
 )
 from services.api.problems import Problem
 from services.api.security import Authenticated
@@ -84,6 +88,41 @@ def get_actions(
         raise Problem(403, "this call needs memory:read or action:request", code="missing_scope")
     rows = actions_for_memory(principal.tenant_id, memory, engine=state.engine)
     return ActionsOut.model_validate({"actions": rows})
+
+
+@router.get(
+    "/pending",
+    response_model=PendingActionsOut,
+    summary="Actions awaiting approval, with their params (for approvers)",
+)
+def get_pending(state: StateDep, principal: Authenticated) -> PendingActionsOut:
+    if not principal.allows(Scope.ACTION_APPROVE):
+        raise Problem(403, "this call needs action:approve", code="missing_scope")
+    rows = pending_approvals(principal.tenant_id, engine=state.engine)
+    return PendingActionsOut.model_validate({"actions": rows})
+
+
+@router.get(
+    "/affected",
+    response_model=RepairListOut,
+    summary="The repair list of a retracted message",
+)
+def get_affected(
+    state: StateDep,
+    principal: Authenticated,
+    message: Annotated[str, Query(min_length=1, max_length=200, description="message id")],
+) -> RepairListOut:
+    """Every memory version citing the message or derived from one that does, and every
+    action that read one of them, with its state, external reference and owner."""
+    if not any(principal.allows(s) for s in (Scope.READ, Scope.REVIEW, Scope.ACTION_APPROVE)):
+        raise Problem(
+            403,
+            "this call needs memory:read, memory:review or action:approve",
+            code="missing_scope",
+        )
+    return RepairListOut.model_validate(
+        affected_by_message(principal.tenant_id, message, engine=state.engine)
+    )
 
 
 @router.get(
