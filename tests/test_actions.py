@@ -265,3 +265,19 @@ def test_outcome__cannot_report_on_a_denied_action(store: Engine, tenant: str) -
         report_outcome(
             agent(tenant), tenant, got["action_id"], OutcomeStatus.EXECUTED, engine=store
         )
+
+
+def test_action__memory_whose_message_was_edited_away_is_denied_superseded(
+    store: Engine, tenant: str
+) -> None:
+    from services.pipeline import drain
+    from services.revalidation.commands import supersede_message
+
+    mid, memory_id, _ = npm_memory(store, tenant)
+    supersede_message(
+        tenant, mid, "Actually I am still deciding on a package manager.", engine=store
+    )
+    drain(store)
+    got = act(store, tenant, "package.install", [memory_id])
+    assert got["decision"] == "DENY"
+    assert "memory_superseded" in got["reasons"]

@@ -73,13 +73,12 @@ def memory_reasons(
     if not m.found:
         return [DenyReason.MEMORY_NOT_FOUND]
     out: list[DenyReason] = []
-    if m.status == "superseded" or (
-        m.status == "needs_revalidation" and m.status_reason == "evidence_superseded"
-    ):
+    edited_away = m.status != "committed" and m.status_reason == "evidence_superseded"
+    if m.status == "superseded" or edited_away:
         out.append(DenyReason.MEMORY_SUPERSEDED)
     elif m.status != "committed":
         out.append(DenyReason.MEMORY_REVOKED)
-    if not m.supported or not m.sources_supported:
+    if (not m.supported and not edited_away) or not m.sources_supported:
         out.append(DenyReason.EVIDENCE_REVOKED)
     if m.expires_at is not None and m.expires_at <= now:
         out.append(DenyReason.MEMORY_EXPIRED)
