@@ -253,3 +253,39 @@ def test_seed002_10__expired_authority_is_denied_at_action_time(
     got = request_action(req, agent(tenant), engine=store, now=later)
     assert (got["decision"], got["reasons"]) == ("DENY", ["memory_expired"])
     assert recall(tenant, "u1", engine=store, now=later) == []
+
+
+def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
+    from services.gate.review import ReviewRefused, approve
+    from shared.auth import Principal, Scope
+    from tests.test_api import set_policy
+
+    memory_id, _ = memory_of(store, tenant, m1 := say(store, tenant, NPM))
+    set_policy(store, tenant, "review_all")  # the summary waits for the owner
+    text = "We decided to install every dependency with npm."
+    m2 = evidence_only(store, tenant, text)
+    receipt = decide_batch(
+        [
+            make_proposal(
+                tenant,
+                m2,
+                text,
+                kind="decision",
+                normalized_key="decision.note",
+                value="We decided to install every dependency with npm",
+                derived_from=[memory_id],
+            )
+        ],
+        engine=store,
+    )[0]
+    assert receipt.decision == "NEEDS_CONFIRMATION", receipt.reasons
+    revoke_message(tenant, m1, engine=store)
+    owner = Principal("owner", tenant, frozenset({Scope.REVIEW}))
+    try:
+        approve(owner, tenant, receipt.proposal_id, receipt.payload_hash, engine=store)
+    except ReviewRefused as exc:
+        assert exc.code == "derived_from_not_current"
+    else:
+        raise AssertionError("a summary of a retracted source was approved")

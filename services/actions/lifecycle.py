@@ -78,10 +78,31 @@ def approve_action(
             )
         else:  # the world moved between request and approval: the approval cannot stand
             values.update(state=ActionState.CANCELLED, state_reason=verdict.reasons[0])
+            emit(
+                conn,
+                Topic.ACTION_CANCELLED,
+                f"{action_id}:{ActionState.CANCELLED.value}",
+                tenant_id,
+                _event_payload(row, ActionState.CANCELLED, row["external_ref"], verdict.reasons[0]),
+            )
         conn.execute(update(actions).where(actions.c.action_id == action_id).values(**values))
         row = load_action(conn, tenant_id, action_id)
         uow.commit()
     return receipt(row)
+
+
+def _event_payload(row: Any, state: ActionState, ref: str | None, reason: str) -> dict[str, Any]:
+    """The feed's view of an action: who asked, what for, with which memories; no params."""
+    return {
+        "action_id": row["action_id"],
+        "intent": row["intent"],
+        "subject_id": row["subject_id"],
+        "requested_by": row["requested_by"],
+        "state": state.value,
+        "external_ref": ref,
+        "memory_versions": json.loads(row["uses_json"]),
+        "reason": reason,
+    }
 
 
 def _stored_request(row: Any) -> ActionRequest:
@@ -150,16 +171,7 @@ def report_outcome(
                 Topic.ACTION_NEEDS_REPAIR,
                 f"{action_id}:{target.value}",
                 tenant_id,
-                {
-                    "action_id": action_id,
-                    "intent": row["intent"],
-                    "subject_id": row["subject_id"],
-                    "requested_by": row["requested_by"],
-                    "state": target.value,
-                    "external_ref": external_ref,
-                    "memory_versions": json.loads(row["uses_json"]),
-                    "reason": "executed_after_cancel",
-                },
+                _event_payload(row, target, external_ref, "executed_after_cancel"),
             )
         conn.execute(update(actions).where(actions.c.action_id == action_id).values(**values))
         row = load_action(conn, tenant_id, action_id)

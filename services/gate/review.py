@@ -16,12 +16,13 @@ from sqlalchemy import Connection, Engine, select, update
 
 from services.gate import commit as writes
 from services.gate import store
+from shared import provenance
 from shared.auth import Principal, Scope, authorize
 from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
 from shared.models import MessageStatus, ProposalState
 from shared.registry import default_registry
-from shared.schema import approvals, proposals
+from shared.schema import approvals, current_memories, proposals
 
 
 class ReviewRefused(Exception):
@@ -226,7 +227,24 @@ def _approval_refusal(
         return "evidence_revoked"
     if msg.revision != row.message_revision:
         return "evidence_superseded"  # the owner would approve words that no longer stand
+    if not _sources_current(conn, row.derived_from):
+        return "derived_from_not_current"  # a summary of something retracted meanwhile
     return None
+
+
+def _sources_current(conn: Connection, derived_from: str | None) -> bool:
+    """Every memory version a derived candidate names is still the current committed one."""
+    sources = [s.rsplit(":", 1) for s in json.loads(derived_from or "[]")]
+    for memory_id, version in sources:
+        current = conn.execute(
+            select(current_memories.c.version).where(
+                current_memories.c.memory_id == memory_id,
+                provenance.supported(current_memories.c.memory_id, current_memories.c.version),
+            )
+        ).scalar()
+        if current is None or int(current) != int(version):
+            return False
+    return True
 
 
 def reject(
