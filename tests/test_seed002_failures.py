@@ -1,5 +1,5 @@
-"""Seed 002's failure tests 5-10 at the action gate, one named test each (1-4, 11 and 12 are
-covered by the gate's own tests; the report maps them).
+"""Seed 002's failure tests 5-10 at the action gate, one named test each, and 4 (dirty read)
+at recall and the action gate (1-3, 11 and 12 are covered by the gate's own tests).
 
 5 scope laundering, 6 duplicate retry, 7 same key with a different intent, 8 retraction
 cascade, 9 checkpoint resume keeps a tentative state tentative, 10 expired authority.
@@ -289,3 +289,36 @@ def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
         assert exc.code == "derived_from_not_current"
     else:
         raise AssertionError("a summary of a retracted source was approved")
+
+
+def test_seed002_4__an_uncommitted_candidate_is_invisible_to_recall_and_the_action_gate(
+    pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
+    from services.gate.io import decide_many
+    from services.gate.records import GateContext
+    from shared.canonical import memory_id_for
+
+    mid = evidence_only(pg_engine, tenant, NPM)
+    proposal = make_proposal(tenant, mid, NPM, value="npm")
+    memory_id = memory_id_for(
+        {
+            "tenant_id": tenant,
+            "subject_id": "u1",
+            "scope_kind": "user",
+            "scope_key": "u1",
+            "kind": "preference",
+            "normalized_key": "preference.package_manager",
+            "claim_key": "",
+        }
+    )
+    with unit_of_work(pg_engine) as writer:  # agent A's transaction, still open
+        [receipt] = decide_many(writer.conn, [proposal], GateContext())
+        assert (receipt.decision, receipt.memory_id) == ("COMMIT", memory_id)
+        # agent B, outside that transaction
+        assert recall(tenant, "u1", engine=pg_engine) == []
+        assert act(pg_engine, tenant, "package.install", [memory_id])["reasons"] == [
+            "memory_not_found"
+        ]
+        writer.commit()
+    assert [r.memory_id for r in recall(tenant, "u1", engine=pg_engine)] == [memory_id]
+    assert act(pg_engine, tenant, "package.install", [memory_id])["decision"] == "ALLOW"
