@@ -105,7 +105,8 @@ def request_action(
             "decided_at": now,
             "updated_at": now,
         }
-        if not _claim_key(conn, row):
+        stored = _claim_key(conn, row)
+        if stored is None:
             # Lost the race for the key: the winner has committed (we waited on its index
             # entry), so its row is there to read; ours was never written.
             winner = _by_key(conn, req.tenant_id, req.idempotency_key)
@@ -124,7 +125,6 @@ def request_action(
                     for v in versions
                 ],
             )
-        stored = _by_key(conn, req.tenant_id, req.idempotency_key)
         uow.commit()
     log.info(
         "action decided: %s intent=%s decision=%s reasons=%s",
@@ -156,13 +156,15 @@ def _retry(first: dict[str, Any], bound: str) -> dict[str, Any]:
     return receipt(first, duplicate=True)
 
 
-def _claim_key(conn: Connection, row: dict[str, Any]) -> bool:
+def _claim_key(conn: Connection, row: dict[str, Any]) -> dict[str, Any] | None:
+    """Insert the action unless its key is taken; the stored row, or None when it was."""
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     stmt = dialect_insert(actions).on_conflict_do_nothing(
         index_elements=["tenant_id", "idempotency_key"]
     )
     # RETURNING, not rowcount: the driver's rowcount is not reliable for a skipped row
-    return conn.execute(stmt.values(row).returning(actions.c.action_id)).first() is not None
+    stored = conn.execute(stmt.values(row).returning(*actions.c)).mappings().first()
+    return dict(stored) if stored is not None else None
 
 
 def _share(conn: Connection, stmt: Any) -> Any:
