@@ -157,6 +157,10 @@ def test_seed002_8__retraction_cascades_to_derived_drafts_and_queued_tasks(
     )[0]
     assert receipt.decision == "COMMIT", receipt.reasons
     draft, draft_version = memory_of(store, tenant, m2)
+    from services.api.reads import memory_versions_of
+
+    [version_row] = memory_versions_of(store, tenant, draft)
+    assert version_row["derived_from"] == [f"{source}:1"]  # the dependency edge is kept
     queued = act(store, tenant, "email.send", [draft], params={"to": "acme"})
     sent = act(store, tenant, "calendar.book", [source], params={"slot": "mon"})
     report_outcome(

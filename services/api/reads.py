@@ -118,6 +118,7 @@ def memory_versions_of(engine: Engine, tenant_id: str, memory_id: str) -> list[d
             "evidence_message_ids": sorted(set(evidence.get(r.version, []))),
             "auto": r.auto,
             "supersedes": r.supersedes,
+            "derived_from": json.loads(r.derived_from or "[]"),
             "proposal_id": r.proposal_id,
             "valid_from": _iso(r.valid_from),
             "valid_to": _iso(r.valid_to),

@@ -162,6 +162,9 @@ class VersionOut(BaseModel):
     evidence_message_ids: list[str]
     auto: bool
     supersedes: int | None
+    derived_from: list[str] = Field(
+        default_factory=list, description="memory_id:version this summary was derived from"
+    )
     proposal_id: str
     valid_from: str | None
     valid_to: str | None
