@@ -110,7 +110,8 @@ def request_action(
             # Lost the race for the key: the winner has committed (we waited on its index
             # entry), so its row is there to read; ours was never written.
             winner = _by_key(conn, req.tenant_id, req.idempotency_key)
-            assert winner is not None
+            if winner is None:  # cannot happen: a rolled-back winner would have let us insert
+                raise RuntimeError("idempotency key taken but no row to read back")
             return _retry(winner, bound)
         if versions:
             conn.execute(
