@@ -54,6 +54,7 @@ def list_memories(
             "evidence_message_ids": sorted(evidence.get((r.memory_id, r.version), [])),
             "auto": r.auto,
             "supersedes": r.supersedes,
+            "derived_from": json.loads(r.derived_from or "[]"),
             "proposal_id": r.proposal_id,
             "valid_from": _iso(r.valid_from),
             "valid_to": _iso(r.valid_to),

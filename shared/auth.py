@@ -25,6 +25,8 @@ class Scope(StrEnum):
     REVIEW = "memory:review"
     READ = "memory:read"
     ADMIN = "memory:admin"
+    ACTION_REQUEST = "action:request"
+    ACTION_APPROVE = "action:approve"
 
 
 class Unauthenticated(PermissionError):

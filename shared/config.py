@@ -67,6 +67,9 @@ class Settings(BaseSettings):
         default=0, ge=0, le=65535, description="/metrics port of a worker or relay; 0 = off"
     )
     api_key: str = Field(default="", description="CLI credential for review and submit commands")
+    action_registry_extra: Path | None = Field(
+        default=None, description="a tenant's action registry extension (JSON, actions.json shape)"
+    )
     extractor: str = Field(default="rules", description="extractor stage: rules | llm")
     # The LLM extractor has no default endpoint: message text must never go to a remote
     # model that nobody configured on purpose.

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, select, update
 
+from shared.action_repair import cancel_actions_using
 from shared.db import dumps, in_list, insert_ignore
 from shared.models import MemoryStatus, ProposalState, Topic
 from shared.outbox import emit, emit_many
@@ -53,6 +54,9 @@ class NewVersion:
     valid_from: datetime
     expires_at: datetime | None
     supersedes: int | None = None  # the current version it replaces, if any
+    # exact ``memory_id:version``s this one was derived from (SPEC §14); revoking one of
+    # them takes this version out of recall too
+    derived_from: tuple[str, ...] = ()
 
     @property
     def memory_id(self) -> str:
@@ -102,7 +106,7 @@ def _version_row(item: NewVersion, now: datetime) -> dict[str, Any]:
         "proposal_id": item.proposal_id,
         "auto": item.auto,
         "supersedes": item.supersedes,
-        "derived_from": "[]",
+        "derived_from": dumps(list(item.derived_from)),
         "valid_from": item.valid_from,
         "valid_to": None,
         "recorded_at": now,
@@ -175,6 +179,16 @@ def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) ->
             .values(state=ProposalState.SUPERSEDED),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes} for i in replaced],
         )
+        for i in replaced:
+            # a replaced version no longer backs actions that read it (seed 002: corrections
+            # are traced to the drafts made from the old record)
+            cancel_actions_using(
+                conn,
+                i.fact_row["tenant_id"],
+                [(i.memory_id, int(i.supersedes or 0))],
+                now,
+                "memory_superseded",
+            )
     conn.execute(memory_versions.insert(), [_version_row(i, now) for i in items])
     add_evidence(
         conn,
@@ -241,6 +255,8 @@ def take_out_of_recall(
     ).rowcount
     if not changed:
         return False
+    # retraction is repair: actions that read this version are cancelled or need repair
+    cancel_actions_using(conn, tenant_id, [(memory_id, version)], now, reason)
     conn.execute(
         update(proposals)
         .where(

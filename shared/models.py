@@ -27,6 +27,9 @@ from pydantic_core import PydanticCustomError
 from shared import ijson
 from shared.secrets import SecretKind, find_secrets
 
+# a memory id (hex) optionally followed by ":version"
+DERIVED_FROM_NAME = re.compile(r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$")
+
 
 class Strict(BaseModel):
     # hide_input_in_errors: a ValidationError printed anywhere (a log, a terminal) shows
@@ -225,6 +228,17 @@ class ProposalBody(Strict):
     extractor_version: Version
     confidence: float = Field(ge=0.0, le=1.0)
     expires_at: AwareDatetime | None = None
+    # SPEC §14: a summary or inference names the memories it was derived from
+    # ("memory_id" or "memory_id:version"); not part of the identity or the payload hash
+    derived_from: list[str] = Field(default_factory=list, max_length=20)
+
+    @field_validator("derived_from")
+    @classmethod
+    def derived_from_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not DERIVED_FROM_NAME.match(name):
+                raise ValueError("derived_from takes memory_id or memory_id:version")
+        return names
 
     @model_validator(mode="before")
     @classmethod
@@ -270,6 +284,12 @@ class Topic(StrEnum):
     MEMORY_REVOKED = "memory.revoked"
     EVIDENCE_REVOKED = "evidence.revoked"
     EVIDENCE_SUPERSEDED = "evidence.superseded"
+    ACTION_CANCELLED = "action.cancelled"
+    ACTION_NEEDS_REPAIR = "action.needs_repair"
+
+
+# Events only the event feed reads: written consumed, never relayed to a stage.
+FEED_ONLY_TOPICS = frozenset({Topic.ACTION_CANCELLED.value, Topic.ACTION_NEEDS_REPAIR.value})
 
 
 def safe_error_fields(exc: ValidationError) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, or_, select, update
 
 from shared.db import dumps, in_list, utcnow
-from shared.models import Topic
+from shared.models import FEED_ONLY_TOPICS, Topic
 from shared.schema import dead_letters, outbox
 
 NOTIFY_CHANNEL = "memwarden_outbox"
@@ -86,6 +86,8 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
                 "created_at": now,
                 "ordering_key": e[4] if len(e) > 4 else None,
                 "ordering_seq": e[5] if len(e) > 5 else None,
+                # feed-only events have no consumer stage: born consumed, never relayed
+                "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
             }
             for e in events
         ],

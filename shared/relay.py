@@ -24,6 +24,7 @@ from shared.celery_app import ROUTES
 from shared.config import get_settings
 from shared.db import in_list, unit_of_work
 from shared.dead_letters import dead_letter
+from shared.models import FEED_ONLY_TOPICS
 from shared.outbox import (
     NOTIFY_CHANNEL,
     OutboxEvent,
@@ -50,6 +51,8 @@ def group_by_route(
     for event in events:
         route = ROUTES.get(event.topic)
         if route is None:
+            if event.topic in FEED_ONLY_TOPICS:
+                continue  # read from the outbox by the event feed; nothing to publish
             log.error("outbox row %s has unknown topic %s; not routed", event.id, event.topic)
             continue
         task, stage = route

@@ -178,6 +178,9 @@ proposals = Table(
     Column("expected_version", Integer),
     # who proposed it: a principal id, or "extractor:<version>" for the built-in stage
     Column("proposed_by", Id),
+    # the memory versions ("memory_id:version") an external extractor said this summary or
+    # inference was derived from, resolved by the gate; copied onto the version it commits
+    Column("derived_from", Text),
     Column("submitted_at", Ts, nullable=False),
     Column("decided_at", Ts, nullable=False),
     UniqueConstraint("tenant_id", "proposal_id"),
@@ -443,4 +446,50 @@ shadow_decisions = Table(
     Column("message_id", Id, nullable=False),
     Column("decided_at", Ts, nullable=False),
     UniqueConstraint("run_id", "tenant_id", "proposal_id"),
+)
+
+
+# The action gate (SPEC §14). One row per idempotency key and tenant: the first decision is
+# the only one, a retry reads it back. ``state`` is the only column that changes, plus the
+# approval and the outcome the caller reports.
+actions = Table(
+    "actions",
+    metadata,
+    _id(),
+    Column("action_id", String(40), nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("requested_by", Id, nullable=False),
+    Column("intent", String(100), nullable=False),
+    Column("params_json", Text, nullable=False),
+    Column("purpose", String(100)),
+    Column("idempotency_key", Id, nullable=False),
+    Column("key_hash", String(64), nullable=False),  # sha256(JCS({intent, params}))
+    Column("request_hash", String(64), nullable=False),  # sha256(JCS({intent, params, uses}))
+    Column("uses_json", Text, nullable=False),  # the exact "memory_id:version" list read
+    Column("decision", String(20), nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("state", String(20), nullable=False),
+    Column("approved_by", Id),
+    Column("approved_at", Ts),
+    Column("external_ref", String(500)),
+    Column("outcome_at", Ts),
+    Column("state_reason", String(60)),
+    Column("decided_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    UniqueConstraint("action_id"),
+    UniqueConstraint("tenant_id", "idempotency_key"),
+    Index(None, "tenant_id", "state"),
+)
+
+# Which memory versions each action read: the edges the repair cascade follows back.
+action_uses = Table(
+    "action_uses",
+    metadata,
+    Column("action_id", String(40), nullable=False),
+    Column("tenant_id", Id, nullable=False),
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    PrimaryKeyConstraint("action_id", "memory_id", "version"),
+    Index(None, "memory_id", "version"),
 )

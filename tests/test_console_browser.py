@@ -157,3 +157,76 @@ def test_console__a_reviewer_approves_a_candidate_in_the_browser_and_recall_retu
             assert page.title() != "1"
         finally:
             browser.close()
+
+
+def test_console__an_approver_approves_an_action_and_sees_the_repair_list(
+    served: str, sqlite_engine: Engine, request: pytest.FixtureRequest
+) -> None:
+    tenant = "acme"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install -e '.[test]'")
+    with sqlite_engine.begin() as conn:
+        backend = create_principal(conn, "chat-backend", tenant, [Scope.PROPOSE])
+        agent = create_principal(conn, "billing-agent", tenant, [Scope.ACTION_REQUEST])
+        approver = create_principal(conn, "finance-lead", tenant, [Scope.ACTION_APPROVE])
+        owner = create_principal(conn, "alice-owner", tenant, [Scope.REVIEW, Scope.READ])
+    http = httpx.Client(base_url=served, timeout=30)
+    request.addfinalizer(http.close)
+    decision = "We decided to bill Acme through the Singapore entity."
+    r = http.post(
+        "/v1/turns",
+        headers={"Authorization": f"Bearer {backend}"},
+        json={"turns": [_turn(decision, "m1", 0)]},
+    )
+    assert r.json()["stored"] == 1
+    ask = {
+        "subject_id": "alice",
+        "intent": "payment.create",
+        "params": {"amount": "120.00", "payee": "<b>Acme SG</b>"},
+        "idempotency_key": "inv-77",
+    }
+    memories = http.get(
+        "/v1/subjects/alice/recall", headers={"Authorization": f"Bearer {owner}"}
+    ).json()["memories"]
+    ask["uses"] = [memories[0]["memory_id"]]
+    asked = http.post("/v1/actions", headers={"Authorization": f"Bearer {agent}"}, json=ask)
+    assert asked.json()["decision"] == "NEEDS_APPROVAL", asked.text
+
+    with sync_playwright() as playwright:
+        browser, page = _chromium_page(playwright)
+        try:
+            page.goto(f"{served}/console")
+            page.fill("#api-key", approver)
+            page.click("#use-key")
+            page.wait_for_selector("article.action")
+            card = page.locator("article.action")
+            assert card.locator(".intent").inner_text() == "payment.create"
+            assert "<b>Acme SG</b>" in card.locator(".params").inner_text()  # text, not markup
+            card.locator("button.approve-action").click()
+            page.wait_for_selector("article.action.approved")
+            got = http.get(
+                f"/v1/actions/{asked.json()['action_id']}",
+                headers={"Authorization": f"Bearer {agent}"},
+            ).json()
+            assert (got["state"], got["approved_by"]) == ("allowed", "finance-lead")
+
+            # the agent executes it, then the source of what it relied on is retracted
+            http.post(
+                f"/v1/actions/{got['action_id']}/outcome",
+                headers={"Authorization": f"Bearer {agent}"},
+                json={"status": "executed", "external_ref": "pay-9"},
+            )
+            r = http.post("/v1/messages/m1/revoke", headers={"Authorization": f"Bearer {owner}"})
+            assert r.status_code == 200, r.text
+            page.fill("#repair-message", "m1")
+            page.click("#show-repair")
+            page.wait_for_selector("#repair-list li.repair-action")
+            listed = page.locator("#repair-list").inner_text()
+            assert "1 memory versions" in listed
+            assert "1 need repair" in listed
+            item = page.locator("li.repair-action.needs_repair").inner_text()
+            assert "payment.create" in item and "pay-9" in item and "billing-agent" in item
+        finally:
+            browser.close()

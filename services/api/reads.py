@@ -20,7 +20,12 @@ from shared.schema import (
     receipts,
 )
 
-FEED_TOPICS = (Topic.MEMORY_COMMITTED.value, Topic.MEMORY_REVOKED.value)
+FEED_TOPICS = (
+    Topic.MEMORY_COMMITTED.value,
+    Topic.MEMORY_REVOKED.value,
+    Topic.ACTION_CANCELLED.value,
+    Topic.ACTION_NEEDS_REPAIR.value,
+)
 
 
 def _iso(moment: Any) -> str | None:
@@ -113,6 +118,7 @@ def memory_versions_of(engine: Engine, tenant_id: str, memory_id: str) -> list[d
             "evidence_message_ids": sorted(set(evidence.get(r.version, []))),
             "auto": r.auto,
             "supersedes": r.supersedes,
+            "derived_from": json.loads(r.derived_from or "[]"),
             "proposal_id": r.proposal_id,
             "valid_from": _iso(r.valid_from),
             "valid_to": _iso(r.valid_to),

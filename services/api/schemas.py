@@ -136,11 +136,16 @@ class RecalledOut(BaseModel):
     value: Any
     score: float
     expires_at: str | None
+    evidence_message_ids: list[str] = Field(description="the pointer back to the source")
+    notice: str = Field(description="historical record, not current verification")
 
 
 class RecallOut(BaseModel):
     subject_id: str
     memories: list[RecalledOut]
+    context: str | None = Field(
+        default=None, description="with format=context: the block to put into a prompt"
+    )
 
 
 class VersionOut(BaseModel):
@@ -157,6 +162,9 @@ class VersionOut(BaseModel):
     evidence_message_ids: list[str]
     auto: bool
     supersedes: int | None
+    derived_from: list[str] = Field(
+        default_factory=list, description="memory_id:version this summary was derived from"
+    )
     proposal_id: str
     valid_from: str | None
     valid_to: str | None

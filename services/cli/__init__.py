@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.markup import escape
 from sqlalchemy.exc import SQLAlchemyError
 
+from services.cli.action_cmds import add_action_commands
 from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, err_console
 from services.cli.deadletter_cmds import add_deadletter_commands
@@ -89,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--scope-kind")
     p.add_argument("--purpose", help="only keys whose retrieval purposes include this")
+    p.add_argument(
+        "--format",
+        choices=("json", "context"),
+        default="json",
+        help="context: the prompt block (pointer + 'historical record, not current verification')",
+    )
+    p.add_argument(
+        "--lang", choices=("en", "zh"), default="en", help="language of --format context"
+    )
     p = add("as-of", cmd_as_of, "bi-temporal read: what held at --valid-at, as known at --known-at")
     subject(p)
     p.add_argument("--valid-at", required=True)
@@ -128,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--scope",
         action="append",
         required=True,
-        help="memory:propose | memory:review | memory:read | memory:admin",
+        help="memory:propose | memory:review | memory:read | memory:admin | action:request"
+        " | action:approve",
     )
     p = add("policy", cmd_policy, "set a tenant's policy profile")
     p.add_argument("--tenant", required=True)
@@ -156,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080)
     add_outbox_commands(sub)
     add_deadletter_commands(sub)
+    add_action_commands(sub)
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from services.cli.common import (
     CliError,
@@ -40,6 +41,11 @@ def cmd_recall(args: argparse.Namespace) -> int:
         purpose=args.purpose,
         engine=open_engine(),
     )
+    if args.format == "context":
+        from services.recall.context import render_context
+
+        sys.stdout.write(render_context(found, args.lang))
+        return 0
     print_json([r.as_json() for r in found])
     return 0
 

@@ -14,7 +14,10 @@ from typing import Any
 from shared.canonical import proposal_id, proposal_identity, sha256_hex
 
 OUTCOMES = frozenset({"commit", "no_commit", "not_auto", "pending", "no_durable"})
-OPS = frozenset({"approve", "reject", "revoke_message", "forget", "replay"})
+OPS = frozenset(
+    {"approve", "reject", "revoke_message", "forget", "replay"}
+    | {"act", "outcome", "approve_action"}  # action steps (SPEC §13 v1.1, §14)
+)
 
 
 class CaseError(ValueError):

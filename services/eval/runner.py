@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 from sqlalchemy import Engine, String, cast, or_, select
 
+from services.eval import action_steps
 from services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
 from services.eval.judge import CaseResult, judge
 from services.eval.state import CaseState, ProposalView, read_state
@@ -74,6 +75,7 @@ class CaseRun:
     receipts: list[Receipt] = field(default_factory=list)
     # one entry per approve/reject step, numbered among them: what the review said
     reviews: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[action_steps.ActionStep] = field(default_factory=list)
 
     @property
     def tenants(self) -> list[str]:
@@ -143,6 +145,12 @@ def _apply(run: CaseRun, step: dict[str, Any]) -> None:
         ingest_turns([turn], engine=run.engine, extract=run.extract)
     elif "proposal" in step:
         raw = proposal_for(step, run.ns)
+        if "derived_from_messages" in raw:  # names the sources by message, as act steps do
+            raw.pop("derived_from_messages")
+            tenant = run.ns.tenant(run.case["tenant_id"])
+            raw["derived_from"] = action_steps.derived_names(
+                run.engine, run.ns, tenant, step["proposal"]
+            )
         run.raws.append(raw)
         run.receipts.append(decide_batch([raw], engine=run.engine)[0])
     elif "op" in step:
@@ -153,6 +161,9 @@ def _apply(run: CaseRun, step: dict[str, Any]) -> None:
 def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
     op = step["op"]
     tenant = run.ns.tenant(run.case["tenant_id"])
+    if op in action_steps.ACTION_OPS:
+        action_steps.apply_action_op(run.engine, run.ns, run.case, step, run.actions)
+        return
     if op == "replay":
         ingest_turns(run.turns, engine=run.engine, extract=run.extract)
         if run.raws:
@@ -213,7 +224,11 @@ def _checkpoint(
     state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
     decisions: list[str | None] = [r.decision.value for r in run.receipts]
     for exp in expectations:
-        result.verdicts.append(judge(exp, state, decisions, lambda s: _secret_absent(run, s)))
+        if "action" in exp:
+            verdict = action_steps.judge_action(exp, run.engine, run.ns, run.case, run.actions)
+        else:
+            verdict = judge(exp, state, decisions, lambda s: _secret_absent(run, s))
+        result.verdicts.append(verdict)
     if checkpoint == "final":
         result.auto_commits = [m for m in state.memories if m.auto]
     if snapshots is not None:
@@ -261,6 +276,7 @@ def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str
         "proposals": proposals,
         "reviews": list(run.reviews),
         "recall": state.recall,
+        "actions": action_steps.snapshot_actions(run.engine, run.ns, run.case, run.actions),
     }
 
 

@@ -63,6 +63,22 @@ class _Reads:
     messages: dict[tuple[str, str], StoredMessage]
     suppressed: set[tuple[str, str, str]]  # (tenant, subject, hash)
     profiles: dict[str, str]
+    # (tenant, subject, memory_id) -> current committed version, for derived_from names
+    sources: dict[tuple[str, str, str], int]
+
+
+def resolve_derived_from(v: Verified, reads: _Reads) -> list[str] | None:
+    """The proposal's derived_from names as exact ``memory_id:version``s of the subject's
+    current committed memories; None when one names anything else (unknown, another subject,
+    out of recall, or a version that is no longer current)."""
+    out = []
+    for name in v.p.derived_from:
+        memory_id, _, version = name.partition(":")
+        current = reads.sources.get((v.p.tenant_id, v.p.subject_id, memory_id))
+        if current is None or (version and int(version) != current):
+            return None
+        out.append(f"{memory_id}:{current}")
+    return out
 
 
 def _decided(
@@ -135,7 +151,21 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             select(tenant_policies).where(tenant_policies.c.tenant_id.in_(tenants))
         )
     }
-    return _Reads(existing, stored, msgs, suppressed, profiles)
+    named = {n.partition(":")[0] for v in wave for n in v.p.derived_from}
+    sources = {}
+    if named:
+        sources = {
+            (r.tenant_id, r.subject_id, r.memory_id): int(r.version)
+            for r in conn.execute(
+                select(
+                    current_memories.c.tenant_id,
+                    current_memories.c.subject_id,
+                    current_memories.c.memory_id,
+                    current_memories.c.version,
+                ).where(in_list(conn, current_memories.c.memory_id, named))
+            )
+        }
+    return _Reads(existing, stored, msgs, suppressed, profiles, sources)
 
 
 def _is_suppressed(v: Verified, msg: StoredMessage | None, reads: _Reads) -> bool:
@@ -232,6 +262,7 @@ def decide_wave(
     out: dict[int, Receipt] = {}
     conflicts: list[Verified] = []
     todo: list[tuple[Verified, Assessment, StoredMessage | None]] = []
+    writes = _Writes(ctx)
     for v in wave:
         pid = (v.p.tenant_id, v.p.proposal_id)
         first = reads.existing.get(pid)
@@ -246,6 +277,12 @@ def decide_wave(
         a = assess(
             v.p, msg, ctx.registry, review_all=review_all, suppressed=_is_suppressed(v, msg, reads)
         )
+        derived = resolve_derived_from(v, reads)
+        if derived is None:
+            a.reject.append("derived_from_not_current")
+        elif derived:
+            a.passed("derived_from_current")
+        writes.derived[v.index] = derived or []
         todo.append((v, a, msg))
     locking = [(v, a) for v, a, _ in todo if not (a.reject or a.tainted or a.not_durable)]
     seen, locked, current = _lock(conn, locking, ctx.now)
@@ -268,7 +305,6 @@ def decide_wave(
                     conflicts.append(v)
             todo = kept
     needs_lock = {v.index for v, _ in locking}
-    writes = _Writes(ctx)
     for v, a, msg in todo:
         fact_row = locked.get(v.memory_id) if v.index in needs_lock else None
         if fact_row is not None:
@@ -293,6 +329,7 @@ class _Writes:
         self.ctx = ctx
         self.rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.commits: list[NewVersion] = []
+        self.derived: dict[int, list[str]] = {}  # batch index -> resolved derived_from
 
     def add(
         self,
@@ -345,6 +382,7 @@ class _Writes:
                 redact=a.secret,
                 now=ctx.now,
                 proposed_by=ctx.proposed_by or f"extractor:{p.extractor_version}",
+                derived_from=self.derived.get(v.index),
             )
         )
         self.rows["receipts"].append(
@@ -368,6 +406,7 @@ class _Writes:
             auto=True,
             valid_from=msg.created_at,
             expires_at=v.p.expires_at,
+            derived_from=tuple(self.derived.get(v.index, [])),
         )
         self.commits.append(item)
         return item.memory_id, item.version

@@ -83,6 +83,7 @@ def proposal_row(
     redact: bool,
     now: datetime,
     proposed_by: str,
+    derived_from: list[str] | None = None,
 ) -> dict[str, Any]:
     """The immutable proposal row; a proposal that carried a secret keeps no value."""
     return {
@@ -111,6 +112,7 @@ def proposal_row(
         "memory_version": receipt.memory_version,
         "expected_version": locked_version,
         "proposed_by": proposed_by,
+        "derived_from": dumps(derived_from) if derived_from else None,
         "submitted_at": now,
         "decided_at": now,
     }

@@ -15,14 +15,14 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from services.gate import store
-from shared import memory_state
+from shared import memory_state, provenance
 from shared.auth import Principal, Scope, authorize
 from shared.canonical import claim_key, memory_id_for, payload_hash
 from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
 from shared.memory_state import NewVersion
 from shared.models import MessageStatus, ProposalState
 from shared.registry import default_registry
-from shared.schema import approvals, proposals
+from shared.schema import approvals, current_memories, proposals
 
 
 class ReviewRefused(Exception):
@@ -173,6 +173,7 @@ def approve(
             valid_from=msg.created_at if msg else now,
             expires_at=as_utc(row.expires_at),
             supersedes=current.version if current else None,
+            derived_from=tuple(json.loads(row.derived_from or "[]")),
         )
         memory_state.commit_versions(conn, [item], now)
         memory_id, version = item.memory_id, item.version
@@ -218,7 +219,24 @@ def _approval_refusal(
         return "evidence_revoked"
     if msg.revision != row.message_revision:
         return "evidence_superseded"  # the owner would approve words that no longer stand
+    if not _sources_current(conn, row.derived_from):
+        return "derived_from_not_current"  # a summary of something retracted meanwhile
     return None
+
+
+def _sources_current(conn: Connection, derived_from: str | None) -> bool:
+    """Every memory version a derived candidate names is still the current committed one."""
+    sources = [s.rsplit(":", 1) for s in json.loads(derived_from or "[]")]
+    for memory_id, version in sources:
+        current = conn.execute(
+            select(current_memories.c.version).where(
+                current_memories.c.memory_id == memory_id,
+                provenance.supported(current_memories.c.memory_id, current_memories.c.version),
+            )
+        ).scalar()
+        if current is None or int(current) != int(version):
+            return False
+    return True
 
 
 def reject(

@@ -9,7 +9,7 @@ with no active supporting message is never returned, whether or not any worker h
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,13 +18,21 @@ from sqlalchemy import Engine, and_, or_, select
 
 from shared import provenance
 from shared.config import get_settings
-from shared.db import as_utc, get_engine, unit_of_work, utcnow
+from shared.db import as_utc, get_engine, in_list, unit_of_work, utcnow
 from shared.embedding import default_embedder, features, from_bytes, memory_text
-from shared.models import MemoryStatus
+from shared.models import MemoryStatus, MessageStatus
 from shared.registry import default_registry
-from shared.schema import current_memories, memory_versions, vector_index
+from shared.schema import (
+    current_memories,
+    memory_evidence,
+    memory_versions,
+    messages,
+    vector_index,
+)
 
 KEYWORD_WEIGHT = 0.5
+# What a recalled memory is when it reaches a prompt (seed 004): never live authority.
+NOTICE = "historical record, not current verification"
 
 
 @dataclass(frozen=True)
@@ -37,9 +45,13 @@ class Recalled:
     value: Any
     score: float
     expires_at: datetime | None
+    # the pointer back to the source (seed 004): the active message revisions supporting it
+    evidence_message_ids: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "evidence_message_ids": list(self.evidence_message_ids),
+            "notice": NOTICE,
             "memory_id": self.memory_id,
             "version": self.version,
             "kind": self.kind,
@@ -99,7 +111,41 @@ def recall(
         stmt = stmt.where(current_memories.c.normalized_key.in_(keys_for_purpose(purpose)))
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(stmt).all()
-    return _rank(rows, query, k)
+        ranked = _rank(rows, query, k)
+        pointers = _evidence(uow.conn, tenant_id, [(r.memory_id, r.version) for r in ranked])
+    return [
+        replace(r, evidence_message_ids=pointers.get((r.memory_id, r.version), ())) for r in ranked
+    ]
+
+
+def _evidence(
+    conn: Any, tenant_id: str, pairs: list[tuple[str, int]]
+) -> dict[tuple[str, int], tuple[str, ...]]:
+    """The active message ids supporting each recalled version, for its pointer."""
+    if not pairs:
+        return {}
+    wanted = set(pairs)
+    stmt = (
+        select(memory_evidence.c.memory_id, memory_evidence.c.version, memory_evidence.c.message_id)
+        .join(
+            messages,
+            and_(
+                messages.c.tenant_id == memory_evidence.c.tenant_id,
+                messages.c.message_id == memory_evidence.c.message_id,
+                messages.c.revision == memory_evidence.c.revision,
+            ),
+        )
+        .where(
+            memory_evidence.c.tenant_id == tenant_id,
+            in_list(conn, memory_evidence.c.memory_id, {m for m, _ in pairs}),
+            messages.c.status == MessageStatus.ACTIVE,
+        )
+    )
+    out: dict[tuple[str, int], set[str]] = {}
+    for r in conn.execute(stmt):
+        if (r.memory_id, r.version) in wanted:
+            out.setdefault((r.memory_id, r.version), set()).add(r.message_id)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:

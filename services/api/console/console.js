@@ -175,6 +175,95 @@
     return node;
   }
 
+  // An action awaiting approval: what would be done, with which memories, by whom.
+  function actionCard(item) {
+    const approve = el(
+      "button",
+      { type: "button", class: "approve-action", "data-action": item.action_id },
+      "Approve action"
+    );
+    const outcome = el("p", { class: "outcome", role: "status" });
+    const node = el(
+      "article",
+      { class: "action", "data-action": item.action_id },
+      el("h2", {}, el("span", { class: "intent" }, item.intent), " for ", item.subject_id),
+      el(
+        "dl",
+        {},
+        row("params", el("code", { class: "params" }, JSON.stringify(item.params))),
+        row("memories", ...(item.memory_versions.length ? item.memory_versions : ["none"])
+          .flatMap((m, i) => (i ? [" ", el("code", {}, m)] : [el("code", {}, m)]))),
+        row("requested by", item.requested_by),
+        row("reasons", ...item.reasons.map((r) => el("code", { class: "reason" }, r)))
+      ),
+      el(
+        "div",
+        { class: "actions" },
+        approve,
+        el(
+          "span",
+          { class: "hash", title: "approval binds this request hash: " + item.request_hash },
+          "request ",
+          el("code", {}, item.request_hash.slice(0, 12) + "…")
+        )
+      ),
+      outcome
+    );
+    approve.addEventListener("click", async () => {
+      approve.disabled = true;
+      outcome.textContent = "approving…";
+      try {
+        const result = await api(
+          "POST",
+          `v1/actions/${encodeURIComponent(item.action_id)}/approve`,
+          { request_hash: item.request_hash }
+        );
+        node.classList.add("done", result.state === "allowed" ? "approved" : "cancelled");
+        outcome.textContent =
+          result.state === "allowed"
+            ? `approved: ${result.action_id} is allowed`
+            : `not approved: ${result.state} (${result.state_reason})`;
+      } catch (error) {
+        outcome.textContent = `approve refused — ${error.message}`;
+        outcome.classList.add("error");
+      }
+    });
+    return node;
+  }
+
+  function repairList(data) {
+    const memories = data.memories.map((m) =>
+      el("li", { class: "memory" }, el("code", {}, `${m.memory_id}:${m.version}`),
+        ` ${m.normalized_key} — ${m.status} (${m.via})`)
+    );
+    const actions = data.actions.map((a) =>
+      el("li", { class: `repair-action ${a.state}` }, el("code", {}, a.action_id),
+        ` ${a.intent} — `, el("strong", { class: "state" }, a.state),
+        ` · owner ${a.owner}`, a.external_ref ? ` · ref ${a.external_ref}` : null)
+    );
+    return [
+      el("h3", {}, `${data.memories.length} memory versions`),
+      el("ul", { class: "memories" }, ...memories),
+      el("h3", {}, `${data.actions.length} actions (${data.needs_repair} need repair, ` +
+        `${data.cancelled} cancelled)`),
+      el("ul", { class: "repair-actions" }, ...actions),
+    ];
+  }
+
+  async function loadActions(scopes) {
+    const admin = scopes.includes("memory:admin");
+    const approver = admin || scopes.includes("action:approve");
+    const repairer = approver || admin || scopes.includes("memory:read") ||
+      scopes.includes("memory:review");
+    $("actions-panel").hidden = !approver;
+    $("repair-panel").hidden = !repairer;
+    if (!approver) return;
+    const data = await api("GET", "v1/actions/pending");
+    $("actions-queue").replaceChildren(
+      ...(data.actions.length ? data.actions.map(actionCard) : [el("p", {}, "No action awaits approval.")])
+    );
+  }
+
   function showSignedOut() {
     $("toolbar").hidden = true;
     $("who").textContent = "";
@@ -189,6 +278,14 @@
     try {
       const me = await api("GET", "v1/whoami");
       $("who").textContent = `${me.principal_id} · tenant ${me.tenant_id} · ${me.scopes.join(", ")}`;
+      await loadActions(me.scopes);
+      if (!me.scopes.includes("memory:review") && !me.scopes.includes("memory:admin")) {
+        $("queue").replaceChildren();
+        $("toolbar").hidden = false;
+        $("count").textContent = "";
+        setStatus("", "");
+        return;
+      }
       const data = await api("GET", "v1/review/pending");
       const queue = $("queue");
       queue.replaceChildren(...data.pending.map(card));
@@ -213,10 +310,25 @@
     $("forget-key").addEventListener("click", () => {
       sessionStorage.removeItem(KEY);
       $("queue").replaceChildren();
+      $("actions-queue").replaceChildren();
+      $("repair-list").replaceChildren();
+      $("actions-panel").hidden = true;
+      $("repair-panel").hidden = true;
       showSignedOut();
       setStatus("Key forgotten.", "");
     });
     $("refresh").addEventListener("click", load);
+    $("repair-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const message = $("repair-message").value.trim();
+      if (!message) return;
+      try {
+        const data = await api("GET", `v1/actions/affected?message=${encodeURIComponent(message)}`);
+        $("repair-list").replaceChildren(...repairList(data));
+      } catch (error) {
+        $("repair-list").replaceChildren(el("p", { class: "error" }, error.message));
+      }
+    });
     load();
   });
 })();

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
@@ -13,6 +13,7 @@ from services.api.schemas import HEX64, RecallOut, VersionsOut
 from services.api.security import AnyScope, Reader
 from services.api.state import StateDep
 from services.api.strict_json import StrictJsonRoute
+from services.recall.context import render_context
 from services.recall.query import recall
 from shared.models import ID_PATTERN, Receipt, ScopeKind
 
@@ -42,6 +43,10 @@ def get_recall(
     scope_kind: ScopeKind | None = None,
     scope_key: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
     purpose: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    format: Annotated[Literal["json", "context"], Query(description="context: a prompt block")] = (
+        "json"
+    ),
+    lang: Annotated[Literal["en", "zh"], Query(description="language of the context block")] = "en",
 ) -> RecallOut:
     """Current committed versions whose evidence is still active, best first."""
     found = recall(
@@ -54,8 +59,9 @@ def get_recall(
         purpose=purpose,
         engine=state.engine,
     )
+    context = render_context(found, lang) if format == "context" else None
     return RecallOut.model_validate(
-        {"subject_id": subject_id, "memories": [r.as_json() for r in found]}
+        {"subject_id": subject_id, "memories": [r.as_json() for r in found], "context": context}
     )
 
 
