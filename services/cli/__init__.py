@@ -62,7 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--tenant", required=True)
         p.add_argument("--subject", required=True)
 
-    add("demo", cmd_demo, "run the bundled conversations through the embedded pipeline")
+    p = add("demo", cmd_demo, "run the bundled conversations through an embedded pipeline")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the demo's SQLite store here (default: a temporary directory, removed "
+        "after); the configured database and broker are never used",
+    )
     add("migrate", cmd_migrate, "bring the schema to the latest Alembic revision")
     p = add("ingest", cmd_ingest, "store turns from a JSONL file (one turn per line)")
     p.add_argument("file", type=Path)
