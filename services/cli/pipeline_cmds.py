@@ -31,7 +31,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    open_engine()
+    from services.cli.common import migrate_configured_store
+
+    migrate_configured_store()
     console.print(f"schema at head on {get_settings().resolved_database_url.split('@')[-1]}")
     return 0
 
