@@ -20,8 +20,8 @@ from memwarden.types import (
     Forgotten,
     MemoryVersion,
     Pending,
-    Receipt,
     Recalled,
+    Receipt,
     Reviewed,
     Revoked,
     TurnInput,
@@ -92,9 +92,7 @@ class LocalBackend:
     def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
         from services.ingest.io import IngestRefused, ingest_turns
 
-        stored = [
-            Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns
-        ]
+        stored = [Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns]
         with self._allowed(Scope.PROPOSE):
             try:
                 result = ingest_turns(stored, engine=self.engine, extract=extract)
@@ -162,9 +160,11 @@ class LocalBackend:
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
         from services.gate.review import approve
 
-        return self._review(lambda: approve(
-            self.principal, self.tenant, proposal_id, payload_hash, engine=self.engine
-        ))
+        return self._review(
+            lambda: approve(
+                self.principal, self.tenant, proposal_id, payload_hash, engine=self.engine
+            )
+        )
 
     def reject(self, proposal_id: str) -> Reviewed:
         from services.gate.review import reject

@@ -14,8 +14,8 @@ from memwarden.types import (
     MemoryProposal,
     MemoryVersion,
     Pending,
-    Receipt,
     Recalled,
+    Receipt,
     Reviewed,
     Revoked,
     TurnInput,
@@ -89,9 +89,7 @@ class Memory:
         if database_url and data_dir:
             raise ValueError("database_url and data_dir name two different stores")
         url = database_url or sqlite_url(Path(data_dir or get_settings().data_dir))
-        self._backend = LocalBackend(
-            url, tenant=tenant, embedded=not broker_url, api_key=api_key
-        )
+        self._backend = LocalBackend(url, tenant=tenant, embedded=not broker_url, api_key=api_key)
 
     @property
     def tenant(self) -> str:

@@ -83,9 +83,7 @@ def _distributed(request: pytest.FixtureRequest) -> Backend:
 
     pg: Engine = request.getfixturevalue("pg_engine")
     url = pg.url.render_as_string(hide_password=False)
-    memory = Memory(
-        database_url=url, broker_url=REDIS_URL, tenant="t-" + uuid.uuid4().hex[:10]
-    )
+    memory = Memory(database_url=url, broker_url=REDIS_URL, tenant="t-" + uuid.uuid4().hex[:10])
     return Backend(memory, lambda: drain(pg) and None)
 
 

@@ -53,8 +53,12 @@ def memwarden(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_schema_version__processes_refuse_an_unmigrated_database_until_migrate_runs(
     empty_pg_url: str,
 ) -> None:
-    for args in (["relay"], ["worker", "gate"], ["api"], ["memories", "--tenant", "t",
-                                                          "--subject", "s"]):
+    for args in (
+        ["relay"],
+        ["worker", "gate"],
+        ["api"],
+        ["memories", "--tenant", "t", "--subject", "s"],
+    ):
         done = memwarden(empty_pg_url, *args)
         output = done.stdout + done.stderr
         assert done.returncode == 2, (args, output)
