@@ -31,8 +31,9 @@ from services.cli.pipeline_cmds import (
     cmd_submit,
     cmd_worker,
 )
+from services.cli.principal_cmds import add_principal_commands
 from services.cli.replay_cmds import add_replay_parser
-from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_principal, cmd_review
+from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
 from shared.config import get_settings
 from shared.logging import configure_logging as setup_logging
 
@@ -118,15 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
         if name == "approve":
             p.add_argument("--payload-hash", required=True)
-    p = add("principal", cmd_principal, "create a principal and print its API key once")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument(
-        "--scope",
-        action="append",
-        required=True,
-        help="memory:propose | memory:review | memory:read | memory:admin",
-    )
+    add_principal_commands(sub)
     p = add("policy", cmd_policy, "set a tenant's policy profile")
     p.add_argument("--tenant", required=True)
     p.add_argument("--profile", required=True, choices=("auto", "review_all"))
