@@ -210,7 +210,9 @@ class LocalBackend:
         return [Pending.model_validate(r) for r in rows]
 
     def close(self) -> None:
-        """Engines are shared per URL within the process (``engine_for``); nothing to drop."""
+        """Close the pooled connections. The engine is shared per URL in this process
+        (``engine_for``); anyone else using it simply opens new connections."""
+        self.engine.dispose()
 
 
 def sqlite_url(data_dir: Path) -> str:
