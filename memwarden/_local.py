@@ -46,12 +46,16 @@ class LocalBackend:
         self.embedded = embedded
         self.tenant = tenant
         self.engine: Engine = engine_for(url)
-        if embedded and url.startswith("sqlite"):
-            # The embedded store is the client's own file: it migrates it itself.
-            migrate(self.engine)
-        else:
-            self._check_schema()
-        self.principal = self._principal(api_key)
+        try:
+            if embedded and url.startswith("sqlite"):
+                # The embedded store is the client's own file: it migrates it itself.
+                migrate(self.engine)
+            else:
+                self._check_schema()
+            self.principal = self._principal(api_key)
+        except BaseException:
+            self.close()  # no pooled connection outlives a refused client
+            raise
 
     def _check_schema(self) -> None:
         from shared.schema_version import SchemaBehind, require_current_schema

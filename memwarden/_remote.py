@@ -40,7 +40,11 @@ class RemoteBackend:
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout,
         )
-        self.tenant = str(self._call("GET", "/v1/whoami")["tenant_id"])
+        try:
+            self.tenant = str(self._call("GET", "/v1/whoami")["tenant_id"])
+        except BaseException:
+            self._http.close()  # a refused key must not leave a connection behind
+            raise
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         try:

@@ -37,6 +37,12 @@ VIM, EMACS = "I prefer vim.", "Actually, I prefer emacs."
 class Backend:
     memory: Memory
     settle: Callable[[], None]  # what the workers would do; a no-op where the call drained
+    engine: Engine  # the store behind the backend, for creating principals
+    connect: Callable[[str], Memory]  # another client of the same store and tenant, by key
+
+    def new_key(self, scopes: list[Scope]) -> str:
+        with self.engine.begin() as conn:
+            return create_principal(conn, "p-" + uuid.uuid4().hex[:8], self.memory.tenant, scopes)
 
     def add(self, *args: Any, **kwargs: Any) -> Any:
         result = self.memory.add(*args, **kwargs)
@@ -51,8 +57,8 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def api_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """The API over an embedded store on a real port; yields (url, memory:admin key)."""
+def api_server(tmp_path: Path) -> Iterator[tuple[str, str, Engine]]:
+    """The API over an embedded store on a real port; yields (url, memory:admin key, store)."""
     engine = engine_for(f"sqlite:///{tmp_path / 'api' / 'memwarden.db'}")
     migrate(engine)
     tenant = "t-" + uuid.uuid4().hex[:10]
@@ -71,7 +77,7 @@ def api_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", key
+        yield f"http://127.0.0.1:{port}", key, engine
     finally:
         server.should_exit = True
         thread.join(30)
@@ -83,8 +89,14 @@ def _distributed(request: pytest.FixtureRequest) -> Backend:
 
     pg: Engine = request.getfixturevalue("pg_engine")
     url = pg.url.render_as_string(hide_password=False)
-    memory = Memory(database_url=url, broker_url=REDIS_URL, tenant="t-" + uuid.uuid4().hex[:10])
-    return Backend(memory, lambda: drain(pg) and None)
+    tenant = "t-" + uuid.uuid4().hex[:10]
+    memory = Memory(database_url=url, broker_url=REDIS_URL, tenant=tenant)
+    return Backend(
+        memory,
+        lambda: drain(pg) and None,
+        pg,
+        lambda key: Memory(database_url=url, broker_url=REDIS_URL, tenant=tenant, api_key=key),
+    )
 
 
 @pytest.fixture(
@@ -96,13 +108,23 @@ def _distributed(request: pytest.FixtureRequest) -> Backend:
 )
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "embedded":
-        memory = Memory(data_dir=tmp_path / "embedded", tenant="t-" + uuid.uuid4().hex[:10])
-        backend = Backend(memory, lambda: None)
+        data_dir, tenant = tmp_path / "embedded", "t-" + uuid.uuid4().hex[:10]
+        backend = Backend(
+            Memory(data_dir=data_dir, tenant=tenant),
+            lambda: None,
+            engine_for(f"sqlite:///{data_dir / 'memwarden.db'}"),
+            lambda key: Memory(data_dir=data_dir, tenant=tenant, api_key=key),
+        )
     elif request.param == "distributed":
         backend = _distributed(request)
     else:
-        url, key = request.getfixturevalue("api_server")
-        backend = Backend(Memory(api_url=url, api_key=key), lambda: None)
+        url, key, engine = request.getfixturevalue("api_server")
+        backend = Backend(
+            Memory(api_url=url, api_key=key),
+            lambda: None,
+            engine,
+            lambda other: Memory(api_url=url, api_key=other),
+        )
     with backend.memory:
         yield backend
 
@@ -248,3 +270,23 @@ def test_client__bad_arguments_fail_before_any_call(backend: Backend) -> None:
         backend.memory.add("no subject given")
     with pytest.raises(ValueError):
         backend.memory.add([])
+
+
+def test_client__with_an_api_key_the_client_acts_within_that_principals_scopes(
+    backend: Backend,
+) -> None:
+    backend.add(_turn(PNPM, "m-pnpm"))
+    with backend.connect(backend.new_key([Scope.READ])) as reader:
+        assert [m.value for m in reader.recall("alice")] == ["pnpm"]
+        for refused_call in (
+            lambda: reader.add(_turn("I prefer yarn.", "m-yarn")),
+            lambda: reader.revoke("m-pnpm"),
+            lambda: reader.pending(),
+        ):
+            with pytest.raises(Unauthorized) as refused:
+                refused_call()
+            assert refused.value.code == "missing_scope"
+    assert [m.value for m in backend.memory.recall("alice")] == ["pnpm"]  # nothing changed
+    for bad in ("mwk_" + "x" * 43, "not-a-key"):
+        with pytest.raises(Unauthorized):
+            backend.connect(bad)
