@@ -105,3 +105,14 @@ def test_schema_version__an_embedded_sqlite_store_migrates_itself(tmp_path: Path
     )
     assert done.returncode == 0, done.stderr
     require_current_schema(create_engine(f"sqlite:///{tmp_path / 'memwarden.db'}"))
+
+
+@pytest.mark.postgres
+def test_schema_version__the_python_client_refuses_an_unmigrated_shared_database(
+    empty_pg_url: str,
+) -> None:
+    from memwarden import Memory, Unavailable
+
+    with pytest.raises(Unavailable) as refused:
+        Memory(database_url=empty_pg_url, broker_url=REDIS_URL)
+    assert refused.value.code == "schema_behind" and "memwarden migrate" in str(refused.value)
