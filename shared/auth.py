@@ -10,8 +10,10 @@ import json
 import secrets
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, select, update
+from sqlalchemy.exc import IntegrityError
 
 from shared.canonical import sha256_hex
 from shared.db import utcnow
@@ -37,6 +39,14 @@ class Forbidden(PermissionError):
     """A valid principal asked for something outside its tenant or scopes (HTTP 403)."""
 
 
+class PrincipalExists(ValueError):
+    """The tenant already has a principal of that name."""
+
+
+class UnknownPrincipal(LookupError):
+    """No principal of that name in the tenant (or it is disabled, for a key rotation)."""
+
+
 @dataclass(frozen=True)
 class Principal:
     principal_id: str
@@ -53,17 +63,88 @@ def create_principal(
     """Store a new principal; returns its API key, which is not stored and never shown again."""
     if not scopes:
         raise ValueError("a principal needs at least one scope")
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
-    conn.execute(
-        principals.insert().values(
-            principal_id=principal_id,
-            tenant_id=tenant_id,
-            key_hash=sha256_hex(key),
-            scopes=json.dumps(sorted(s.value for s in scopes)),
-            created_at=utcnow(),
+    key = _new_key()
+    row = {
+        "principal_id": principal_id,
+        "tenant_id": tenant_id,
+        "key_hash": sha256_hex(key),
+        "scopes": json.dumps(sorted(s.value for s in scopes)),
+        "created_at": utcnow(),
+    }
+    # A savepoint: a duplicate name fails this insert only, not the caller's transaction.
+    try:
+        with conn.begin_nested():
+            conn.execute(principals.insert().values(**row))
+    except IntegrityError:
+        raise PrincipalExists(
+            f"tenant {tenant_id} already has a principal named {principal_id}"
+        ) from None
+    return key
+
+
+def _new_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def list_principals(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
+    """A tenant's principals, by name: scopes and dates, never a key or its hash."""
+    rows = conn.execute(
+        select(principals)
+        .where(principals.c.tenant_id == tenant_id)
+        .order_by(principals.c.principal_id)
+    )
+    return [
+        {
+            "principal_id": r.principal_id,
+            "tenant_id": r.tenant_id,
+            "scopes": json.loads(r.scopes),
+            "created_at": r.created_at.isoformat(),
+            "disabled_at": r.disabled_at.isoformat() if r.disabled_at else None,
+            "key_rotated_at": r.key_rotated_at.isoformat() if r.key_rotated_at else None,
+        }
+        for r in rows
+    ]
+
+
+def disable_principal(conn: Connection, tenant_id: str, principal_id: str) -> bool:
+    """Refuse the principal's key from now on; False when it was already disabled."""
+    _require(conn, tenant_id, principal_id)
+    changed = conn.execute(
+        update(principals)
+        .where(
+            principals.c.tenant_id == tenant_id,
+            principals.c.principal_id == principal_id,
+            principals.c.disabled_at.is_(None),
         )
+        .values(disabled_at=utcnow())
+    ).rowcount
+    return bool(changed)
+
+
+def rotate_key(conn: Connection, tenant_id: str, principal_id: str) -> str:
+    """A new API key for an enabled principal; the old key is refused from the commit on."""
+    row = _require(conn, tenant_id, principal_id)
+    if row.disabled_at is not None:
+        raise UnknownPrincipal(f"principal {principal_id} of tenant {tenant_id} is disabled")
+    key = _new_key()
+    conn.execute(
+        update(principals)
+        .where(principals.c.tenant_id == tenant_id, principals.c.principal_id == principal_id)
+        .values(key_hash=sha256_hex(key), key_rotated_at=utcnow())
     )
     return key
+
+
+def _require(conn: Connection, tenant_id: str, principal_id: str) -> Any:
+    stmt = select(principals).where(
+        principals.c.tenant_id == tenant_id, principals.c.principal_id == principal_id
+    )
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()  # a concurrent rotate or disable waits for this one
+    row = conn.execute(stmt).first()
+    if row is None:
+        raise UnknownPrincipal(f"no principal {principal_id} in tenant {tenant_id}")
+    return row
 
 
 def authenticate(conn: Connection, api_key: str | None) -> Principal:

@@ -383,12 +383,15 @@ suppressions = Table(
 principals = Table(
     "principals",
     metadata,
-    Column("principal_id", Id, primary_key=True),
+    Column("principal_id", Id, nullable=False),
     Column("tenant_id", Id, nullable=False),
     Column("key_hash", String(64), nullable=False),  # sha256 of the API key; the key is shown once
     Column("scopes", Text, nullable=False),
     Column("created_at", Ts, nullable=False),
     Column("disabled_at", Ts),
+    Column("key_rotated_at", Ts),
+    # Names are unique per tenant: two tenants may each have an "owner".
+    PrimaryKeyConstraint("tenant_id", "principal_id"),
     UniqueConstraint("key_hash"),
 )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, create_engine, select
 
 from services.api import create_app
 from shared.auth import Scope, create_principal
@@ -541,11 +541,25 @@ def test_api__an_unhandled_error_is_a_500_problem_and_its_message_is_not_logged(
     assert "RuntimeError" in caplog.text and "hunter2" not in caplog.text + r.text
 
 
-def test_api__readiness_fails_closed_when_the_broker_is_unreachable(sqlite_engine: Engine) -> None:
+def test_api__readiness_reports_an_unreachable_broker_but_stays_ready(
+    sqlite_engine: Engine,
+) -> None:
+    # Writes go to the outbox and reads never touch Redis: a broker outage must not pull
+    # every API pod, recall included.
     app = create_app(sqlite_engine, settings=Settings(broker_url="redis://127.0.0.1:9/0"))
     r = TestClient(app).get("/readyz")
+    assert r.status_code == 200
+    assert r.json()["checks"] == {"database": "ok", "broker": "unreachable"}
+    assert "redis://" not in r.text
+
+
+def test_api__readiness_fails_closed_when_the_database_is_unreachable() -> None:
+    engine = create_engine("postgresql+psycopg://memwarden@127.0.0.1:9/none")
+    app = create_app(engine, settings=Settings(broker_url=""))
+    r = TestClient(app).get("/readyz")
     problem = assert_problem(r, 503, "not_ready")
-    assert problem["detail"] == "unreachable: broker" and "redis://" not in r.text
+    assert problem["detail"] == "unreachable: database" and "127.0.0.1:9" not in r.text
+    assert TestClient(app).get("/healthz").status_code == 200  # alive, just not ready
 
 
 def test_api__a_review_all_tenant_sends_extracted_candidates_to_the_console_queue(

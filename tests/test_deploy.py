@@ -185,3 +185,128 @@ def test_deploy__the_image_runs_the_console_script_as_a_non_root_user() -> None:
     assert done.value.code == 0
     users = [line.split()[1] for line in final_stage if line.startswith("USER ")]
     assert users and users[-1].split(":")[0] not in ("root", "0")
+
+
+def k8s_documents() -> list[dict[str, Any]]:
+    """The Kubernetes objects (kustomization.yaml is kustomize's input, not an object)."""
+    return [
+        doc
+        for path, doc in documents()
+        if path.parent.name == "kubernetes" and path.name != "kustomization.yaml"
+    ]
+
+
+def containers(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    if doc.get("kind") not in ("Deployment", "Job"):
+        return []
+    return list(doc["spec"]["template"]["spec"]["containers"])
+
+
+def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["name"]: item for item in container.get("env", [])}
+
+
+def test_deploy__kubernetes_creates_no_secret_and_no_file_holds_a_placeholder_password() -> None:
+    assert not [d["metadata"]["name"] for d in k8s_documents() if d.get("kind") == "Secret"]
+    for path in yaml_files():
+        assert "change-me" not in path.read_text(encoding="utf-8"), path
+
+
+def test_deploy__each_credential_has_one_source_an_existing_secret() -> None:
+    sources = set()
+    pods = [(d["metadata"]["name"], c) for d in k8s_documents() for c in containers(d)]
+    assert len(pods) == 3 + len(QUEUES)  # api, relay, migrate, one worker per stage
+    for name, container in pods:
+        assert all("secretRef" not in item for item in container.get("envFrom", [])), name
+        env = env_of(container)
+        database = env["MEMWARDEN_DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+        sources.add((database["name"], database["key"]))
+        if name == "memwarden-migrate":
+            assert "MEMWARDEN_BROKER_URL" not in env
+            continue
+        password = env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        sources.add((password["name"], password["key"]))
+        # Kubernetes expands $(VAR) from variables listed earlier in the same container.
+        broker = env["MEMWARDEN_BROKER_URL"]["value"]
+        assert broker == "redis://:$(REDIS_PASSWORD)@$(REDIS_ADDRESS)/$(REDIS_DATABASE)", name
+        names = list(env)
+        assert names.index("MEMWARDEN_BROKER_URL") > max(
+            names.index(v) for v in ("REDIS_PASSWORD", "REDIS_ADDRESS", "REDIS_DATABASE")
+        )
+    [auth] = [d for d in k8s_documents() if d.get("kind") == "TriggerAuthentication"]
+    [ref] = auth["spec"]["secretTargetRef"]
+    sources.add((ref["name"], ref["key"]))
+    assert sources == {("memwarden-database", "url"), ("memwarden-redis", "password")}
+
+
+def apply_replacements(docs: list[dict[str, Any]], kustomization: dict[str, Any]) -> None:
+    """The subset of kustomize ``replacements`` these manifests use: a ConfigMap data field
+    copied into a dotted path (list indexes as numbers) of every object of a kind."""
+
+    def get(node: Any, path: str) -> Any:
+        for part in path.split("."):
+            node = node[int(part)] if part.isdigit() else node[part]
+        return node
+
+    for rule in kustomization["replacements"]:
+        src = rule["source"]
+        [origin] = [
+            d for d in docs if (d["kind"], d["metadata"]["name"]) == (src["kind"], src["name"])
+        ]
+        value = get(origin, src["fieldPath"])
+        for target in rule["targets"]:
+            for doc in docs:
+                if doc.get("kind") != target["select"]["kind"]:
+                    continue
+                for field_path in target["fieldPaths"]:
+                    *parents, last = field_path.split(".")
+                    holder = get(doc, ".".join(parents))
+                    assert last in holder, f"{doc['metadata']['name']}: no {field_path}"
+                    holder[last] = value
+
+
+def test_deploy__scalers_watch_the_redis_database_the_workers_consume() -> None:
+    docs = k8s_documents()
+    kustomization = yaml.safe_load(
+        (DEPLOY / "kubernetes" / "kustomization.yaml").read_text(encoding="utf-8")
+    )
+    scaled = [d for d in docs if d.get("kind") == "ScaledObject"]
+    for obj in scaled:  # no second copy of the broker's place to keep equal by hand
+        metadata = obj["spec"]["triggers"][0]["metadata"]
+        assert metadata["address"] == metadata["databaseIndex"] == "from-memwarden-broker"
+    apply_replacements(docs, kustomization)
+    [broker] = [
+        d
+        for d in docs
+        if d.get("kind") == "ConfigMap" and d["metadata"]["name"] == "memwarden-broker"
+    ]
+    for obj in scaled:
+        metadata = obj["spec"]["triggers"][0]["metadata"]
+        assert metadata["address"] == broker["data"]["address"]
+        assert metadata["databaseIndex"] == broker["data"]["database"]
+    for doc in docs:
+        for container in containers(doc):
+            env = env_of(container)
+            if "MEMWARDEN_BROKER_URL" in env:
+                for var, key in (("REDIS_ADDRESS", "address"), ("REDIS_DATABASE", "database")):
+                    ref = env[var]["valueFrom"]["configMapKeyRef"]
+                    assert (ref["name"], ref["key"]) == ("memwarden-broker", key)
+
+
+def test_deploy__compose_runs_flower_against_the_workers_broker_on_loopback_only() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+    flower = compose["services"]["flower"]
+    assert flower["command"][:2] == ["celery", "flower"]
+    broker = compose["services"]["gate"]["environment"]["MEMWARDEN_BROKER_URL"]
+    assert flower["environment"]["CELERY_BROKER_URL"] == broker
+    assert all(str(port).startswith("127.0.0.1:") for port in flower["ports"])
+
+
+def test_deploy__only_the_migration_job_and_service_run_migrate() -> None:
+    migrating = {
+        (path.name, doc.get("metadata", {}).get("name"))
+        for path, doc in documents()
+        for argv in argvs(doc)
+        if argv[:2] == ["memwarden", "migrate"]
+    }
+    assert migrating == {("migrate-job.yaml", "memwarden-migrate"), ("compose.yaml", None)}

@@ -10,10 +10,11 @@ from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.api import problems
+from services.api import observe, problems
 from services.api.routers import (
     actions,
     console,
+    docs,
     events,
     health,
     ingest,
@@ -60,16 +61,25 @@ def create_app(
     settings = settings or get_settings()
     if event_settle_seconds is None:
         event_settle_seconds = 0.0 if engine.dialect.name == "sqlite" else PG_EVENT_SETTLE_SECONDS
-    app = FastAPI(title="memwarden", version=_version(), description=DESCRIPTION)
+    # docs_url/redoc_url off: FastAPI's pages load from a CDN; routers/docs.py serves /docs
+    # from a pip package instead.
+    app = FastAPI(
+        title="memwarden",
+        version=_version(),
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.memwarden = ApiState(engine, settings, event_settle_seconds)
     problems.install(app)
-    for module in (ingest, review, messages, memories, events, actions, health, console):
+    for module in (ingest, review, messages, memories, events, actions, health, console, docs):
         app.include_router(module.router)
     # Starlette runs the middleware added last first: authentication comes before anything
     # reads the body, so an unauthenticated caller only ever gets 401.
     app.add_middleware(BodyLimitMiddleware, max_bytes=_body_limit(settings))
     app.add_middleware(AuthenticationMiddleware)
     app.add_middleware(problems.ErrorBarrierMiddleware)
+    observe.install(app)  # outermost: the access line covers every refusal too
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -178,6 +178,30 @@ class VersionsOut(BaseModel):
     versions: list[VersionOut]
 
 
+class SubjectMemoryOut(BaseModel):
+    memory_id: str
+    version: int
+    status: str
+    current: bool
+    kind: str
+    normalized_key: str
+    scope: ScopeOut
+    value: Any = Field(description="null once forgotten")
+    evidence_message_ids: list[str]
+    auto: bool
+    supersedes: int | None
+    proposal_id: str
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str | None
+    expired_at: str | None
+
+
+class SubjectMemoriesOut(BaseModel):
+    subject_id: str
+    memories: list[SubjectMemoryOut]
+
+
 class EventOut(BaseModel):
     id: int = Field(description="the cursor: pass the last id seen as ?after=")
     topic: str

@@ -38,8 +38,9 @@ from services.cli.pipeline_cmds import (
     cmd_submit,
     cmd_worker,
 )
+from services.cli.principal_cmds import add_principal_commands
 from services.cli.replay_cmds import add_replay_parser
-from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_principal, cmd_review
+from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
 from shared.config import get_settings
 from shared.logging import configure_logging as setup_logging
 from shared.models import safe_error_fields
@@ -72,7 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--tenant", required=True)
         p.add_argument("--subject", required=True)
 
-    add("demo", cmd_demo, "run the bundled conversations through the embedded pipeline")
+    p = add("demo", cmd_demo, "run the bundled conversations through an embedded pipeline")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the demo's SQLite store here (default: a temporary directory, removed "
+        "after); the configured database and broker are never used",
+    )
     add("migrate", cmd_migrate, "bring the schema to the latest Alembic revision")
     p = add("ingest", cmd_ingest, "store turns from a JSONL file (one turn per line)")
     p.add_argument("file", type=Path)
@@ -131,16 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api-key", help="a memory:review key (default MEMWARDEN_API_KEY)")
         if name == "approve":
             p.add_argument("--payload-hash", required=True)
-    p = add("principal", cmd_principal, "create a principal and print its API key once")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument(
-        "--scope",
-        action="append",
-        required=True,
-        help="memory:propose | memory:review | memory:read | memory:admin | action:request"
-        " | action:approve",
-    )
+    add_principal_commands(sub)
     p = add("policy", cmd_policy, "set a tenant's policy profile")
     p.add_argument("--tenant", required=True)
     p.add_argument("--profile", required=True, choices=("auto", "review_all"))

@@ -21,7 +21,8 @@ def cmd_api(args: argparse.Namespace) -> int:
         "console at /console, OpenAPI at /openapi.json",
         soft_wrap=True,
     )
-    # No access log: a recall URL carries the query text, and logs never hold content.
+    # uvicorn's access log off: it prints the path and query (recall text, ids); the app
+    # logs its own access line with the route template only (services/api/observe.py).
     # log_config=None: uvicorn's own lines go through memwarden's (JSON) handler.
     uvicorn.run(
         app,

@@ -24,6 +24,27 @@ class CliError(Exception):
 
 
 def open_engine() -> Any:
+    """The configured store, at the schema this code needs.
+
+    An embedded SQLite file is this machine's own and is migrated here. A shared database
+    (PostgreSQL) is migrated only by ``memwarden migrate`` or the migration Job, so no
+    worker, relay or API pod needs DDL rights; behind, the command refuses in one line.
+    """
+    from shared.schema_version import SchemaBehind, require_current_schema
+
+    engine = get_engine()
+    if engine.dialect.name == "sqlite":
+        migrate(engine)
+        return engine
+    try:
+        require_current_schema(engine)
+    except SchemaBehind as exc:
+        raise CliError(str(exc)) from None
+    return engine
+
+
+def migrate_configured_store() -> Any:
+    """``memwarden migrate``: bring the configured store to head."""
     engine = get_engine()
     migrate(engine)
     return engine

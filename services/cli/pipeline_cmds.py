@@ -18,13 +18,22 @@ from shared.config import get_settings
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from services.demo.run import run_demo
+    """Embedded on a store of its own, whatever the configured database and broker are."""
+    import logging
 
-    return run_demo(open_engine(), console)
+    from services.demo.run import demo_store, run_demo
+
+    # In-process tasks log one "succeeded" line per batch even when a broker is configured.
+    logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+    logging.getLogger("memwarden").setLevel(logging.WARNING)  # the tables say what happened
+    with demo_store(args.data_dir) as (engine, directory, kept):
+        return run_demo(engine, console, kept_in=directory if kept else None)
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    open_engine()
+    from services.cli.common import migrate_configured_store
+
+    migrate_configured_store()
     console.print(f"schema at head on {get_settings().resolved_database_url.split('@')[-1]}")
     return 0
 

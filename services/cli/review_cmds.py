@@ -1,4 +1,5 @@
-"""Owner review and access: pending, approve, reject, principals, tenant policy."""
+"""Owner review and access: pending, approve, reject, tenant policy (principals:
+principal_cmds.py)."""
 
 from __future__ import annotations
 
@@ -42,28 +43,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise CliError(f"{args.command} refused: {exc}") from None
     drain_if_embedded()
     print_json(outcome.__dict__)
-    return 0
-
-
-def cmd_principal(args: argparse.Namespace) -> int:
-    from shared.auth import Scope, create_principal
-
-    try:
-        scopes = [Scope(s) for s in args.scope]
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    engine = open_engine()
-    with engine.begin() as conn:
-        key = create_principal(conn, args.name, args.tenant, scopes)
-    print_json(
-        {
-            "principal_id": args.name,
-            "tenant_id": args.tenant,
-            "scopes": [s.value for s in scopes],
-            "api_key": key,
-            "note": "the key is shown once; only its sha256 is stored",
-        }
-    )
     return 0
 
 

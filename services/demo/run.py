@@ -1,24 +1,36 @@
-"""``memwarden demo``: a bundled English and Chinese conversation through the whole pipeline."""
+"""``memwarden demo``: a bundled English and Chinese conversation through the whole pipeline,
+then external proposals the gate refuses.
+
+The demo always runs embedded, on a SQLite file of its own (a fresh temporary directory
+unless ``--data-dir`` names one), whatever ``MEMWARDEN_DATABASE_URL`` and
+``MEMWARDEN_BROKER_URL`` say: a demo must never write into a real deployment.
+"""
 
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from sqlalchemy import Engine, select
 
+from services.demo.refusals import refused_proposals
 from services.ingest.io import ingest_turns
 from services.pipeline import drain
 from services.recall.query import recall
 from services.revalidation.commands import revoke_message
-from shared.db import unit_of_work
+from shared.db import engine_for, migrate, unit_of_work
 from shared.models import Turn
 from shared.schema import messages, proposals
+from shared.secrets import find_secrets
 
 
 def load_demo_turns(tenant_id: str) -> list[Turn]:
@@ -49,7 +61,7 @@ def _outcomes(engine: Engine, tenant_id: str) -> list[dict[str, Any]]:
                     "message": m.message_id,
                     "subject": m.subject_id,
                     "source": m.source,
-                    "text": m.text if len(m.text) <= 48 else m.text[:45] + "…",
+                    "text": _shown(m.text),
                     "key": p.normalized_key if p else "—",
                     "value": json.loads(p.value_json) if p and p.value_json else "—",
                     "decision": p.decision if p else "not proposed",
@@ -59,7 +71,28 @@ def _outcomes(engine: Engine, tenant_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def run_demo(engine: Engine, console: Console) -> int:
+@contextmanager
+def demo_store(data_dir: Path | None) -> Iterator[tuple[Engine, Path, bool]]:
+    """A migrated SQLite store in ``data_dir``, or in a temporary directory removed after;
+    yields (engine, directory, kept)."""
+    with tempfile.TemporaryDirectory(prefix="memwarden-demo-") as scratch:
+        directory = Path(data_dir) if data_dir else Path(scratch)
+        engine = engine_for(f"sqlite:///{directory / 'memwarden.db'}")
+        try:
+            migrate(engine)
+            yield engine, directory, data_dir is not None
+        finally:
+            engine.dispose()
+
+
+def _shown(text: str) -> str:
+    """The message as the table shows it: detected secrets masked, long text cut."""
+    for found in find_secrets(text):
+        text = text[: found.start] + "█" * (found.end - found.start) + text[found.end :]
+    return text if len(text) <= 48 else text[:45] + "…"
+
+
+def run_demo(engine: Engine, console: Console, *, kept_in: Path | None = None) -> int:
     tenant = "demo-" + uuid.uuid4().hex[:8]
     turns = load_demo_turns(tenant)
     ingest_turns(turns, engine=engine)
@@ -89,5 +122,27 @@ def run_demo(engine: Engine, console: Console) -> int:
     drain(engine)
     got = [m.value for m in recall(tenant, "alice", engine=engine)]
     console.print(f"recall(alice) after the cascade → {json.dumps(got)}")
-    console.print(f"\nInspect: memwarden memories --tenant {tenant} --subject alice")
+    _show_refusals(engine, tenant, console)
+    if kept_in is not None:
+        console.print(
+            f"\nInspect: MEMWARDEN_DATA_DIR={kept_in} memwarden memories "
+            f"--tenant {tenant} --subject alice"
+        )
+    else:
+        console.print("\nThe demo store was temporary; pass --data-dir DIR to keep it.")
     return 0
+
+
+def _show_refusals(engine: Engine, tenant: str, console: Console) -> None:
+    table = Table(title="what the gate refuses: proposals from an external extractor")
+    for col in ("attempt", "decision", "receipt reasons"):
+        table.add_column(col, overflow="fold")
+    for refusal in refused_proposals(engine, tenant):
+        table.add_row(
+            refusal.attempt, refusal.receipt.decision.value, ", ".join(refusal.receipt.reasons)
+        )
+    console.print(table)
+    console.print(
+        "Nothing above became a memory: the gate re-reads each cited message and recomputes "
+        "every hash, whatever the extractor claims. Receipts keep ids and reasons, never values."
+    )

@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from services.api import problems, reads
 from services.api.problems import Problem
-from services.api.schemas import HEX64, RecallOut, VersionsOut
+from services.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut
 from services.api.security import AnyScope, Reader
 from services.api.state import StateDep
 from services.api.strict_json import StrictJsonRoute
 from services.recall.context import render_context
+from services.inspect import list_memories
 from services.recall.query import recall
 from shared.models import ID_PATTERN, Receipt, ScopeKind
 
@@ -63,6 +64,21 @@ def get_recall(
     return RecallOut.model_validate(
         {"subject_id": subject_id, "memories": [r.as_json() for r in found], "context": context}
     )
+
+
+@router.get(
+    "/subjects/{subject_id}/memories",
+    response_model=SubjectMemoriesOut,
+    summary="Every version of a subject's memories",
+)
+def get_subject_memories(
+    subject_id: Annotated[str, Path(min_length=1, max_length=200)],
+    state: StateDep,
+    principal: Reader,
+) -> SubjectMemoriesOut:
+    """History included, oldest first; ``current`` marks the version recall may return."""
+    rows = list_memories(principal.tenant_id, subject_id, engine=state.engine)
+    return SubjectMemoriesOut.model_validate({"subject_id": subject_id, "memories": rows})
 
 
 @router.get(

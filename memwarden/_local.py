@@ -1,0 +1,223 @@
+"""The in-process backends: embedded (SQLite, the pipeline runs before a call returns) and
+distributed (a shared database whose outbox the relay and the stage workers serve).
+
+Both call the same service functions as the CLI and the HTTP API do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from memwarden.errors import NotFound, Refused, Unauthorized, Unavailable
+from memwarden.types import (
+    AddResult,
+    Decided,
+    Forgotten,
+    MemoryVersion,
+    Pending,
+    Recalled,
+    Receipt,
+    Reviewed,
+    Revoked,
+    TurnInput,
+)
+from shared.auth import Forbidden, Principal, Scope, Unauthenticated, authenticate, authorize
+from shared.db import engine_for, migrate
+from shared.models import Turn
+
+# With no API key, whoever holds the database URL (or the data directory) already holds
+# every power over it; the client then acts as this principal, with memory:admin.
+LOCAL_PRINCIPAL = "memwarden.local"
+
+
+class LocalBackend:
+    """``embedded=True``: every write drains the outbox in-process before returning, so
+    ``add`` reports the gate's decisions. ``embedded=False``: writes commit state and
+    outbox rows only; the relay and the stage workers do the rest."""
+
+    def __init__(
+        self, url: str, *, tenant: str, embedded: bool, api_key: str | None = None
+    ) -> None:
+        self.embedded = embedded
+        self.tenant = tenant
+        self.engine: Engine = engine_for(url)
+        try:
+            if embedded and url.startswith("sqlite"):
+                # The embedded store is the client's own file: it migrates it itself.
+                migrate(self.engine)
+            else:
+                self._check_schema()
+            self.principal = self._principal(api_key)
+        except BaseException:
+            self.close()  # no pooled connection outlives a refused client
+            raise
+
+    def _check_schema(self) -> None:
+        from shared.schema_version import SchemaBehind, require_current_schema
+
+        try:
+            require_current_schema(self.engine)
+        except SchemaBehind as exc:
+            raise Unavailable(str(exc), "schema_behind") from None
+
+    def _principal(self, api_key: str | None) -> Principal:
+        if not api_key:
+            return Principal(LOCAL_PRINCIPAL, self.tenant, frozenset({Scope.ADMIN}))
+        with self.engine.connect() as conn:
+            try:
+                principal = authenticate(conn, api_key)
+            except Unauthenticated as exc:
+                raise Unauthorized(str(exc), "unauthenticated") from None
+        if principal.tenant_id != self.tenant:
+            raise Unauthorized("the API key belongs to another tenant", "cross_tenant")
+        return principal
+
+    @contextmanager
+    def _allowed(self, scope: Scope) -> Iterator[None]:
+        try:
+            authorize(self.principal, scope, self.tenant)
+            yield
+        except Forbidden as exc:
+            raise Unauthorized(str(exc), "missing_scope") from None
+
+    def _settle(self) -> None:
+        if self.embedded:
+            from services.pipeline import drain
+
+            drain(self.engine)
+
+    # -- writes -------------------------------------------------------------------------
+
+    def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
+        from services.ingest.io import IngestRefused, ingest_turns
+
+        stored = [Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns]
+        with self._allowed(Scope.PROPOSE):
+            try:
+                result = ingest_turns(stored, engine=self.engine, extract=extract)
+            except IngestRefused as exc:
+                raise Refused(str(exc), "message_conflict") from None
+        self._settle()
+        ids = [t.message_id for t in turns]
+        return AddResult(
+            message_ids=ids,
+            stored=result.stored,
+            duplicates=result.duplicates,
+            decisions=self._decisions(turns) if self.embedded else None,
+        )
+
+    def _decisions(self, turns: Sequence[TurnInput]) -> list[Decided]:
+        from services.inspect import list_proposals
+
+        wanted = {t.message_id for t in turns}
+        out: list[Decided] = []
+        for subject in dict.fromkeys(t.subject_id for t in turns):
+            out += [
+                Decided.model_validate(p)
+                for p in list_proposals(self.tenant, subject, engine=self.engine)
+                if p["message_id"] in wanted
+            ]
+        return out
+
+    def propose(self, proposals: list[dict[str, Any]]) -> list[Receipt]:
+        from services.gate.io import GateContext, decide_batch
+
+        for index, p in enumerate(proposals):
+            if p.get("tenant_id") not in (None, self.tenant):
+                raise Unauthorized(f"proposal {index} names another tenant", "cross_tenant")
+        with self._allowed(Scope.PROPOSE):
+            receipts = decide_batch(
+                proposals,
+                engine=self.engine,
+                ctx=GateContext(proposed_by=self.principal.principal_id),
+            )
+        self._settle()
+        return receipts
+
+    def revoke(self, message_id: str) -> Revoked:
+        from services.revalidation.commands import UnknownMessage, revoke_message
+
+        with self._allowed(Scope.REVIEW):
+            try:
+                changed = revoke_message(self.tenant, message_id, engine=self.engine)
+            except UnknownMessage:
+                raise NotFound("no such message", "unknown_message") from None
+        self._settle()
+        return Revoked(message_id=message_id, revoked=changed)
+
+    def forget(self, message_id: str) -> Forgotten:
+        from services.revalidation.commands import UnknownMessage, forget_message
+
+        with self._allowed(Scope.REVIEW):
+            try:
+                count = forget_message(self.tenant, message_id, engine=self.engine)
+            except UnknownMessage:
+                raise NotFound("no such message", "unknown_message") from None
+        self._settle()
+        return Forgotten(message_id=message_id, memory_versions_forgotten=count)
+
+    def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
+        from services.gate.review import approve
+
+        return self._review(
+            lambda: approve(
+                self.principal, self.tenant, proposal_id, payload_hash, engine=self.engine
+            )
+        )
+
+    def reject(self, proposal_id: str) -> Reviewed:
+        from services.gate.review import reject
+
+        return self._review(
+            lambda: reject(self.principal, self.tenant, proposal_id, engine=self.engine)
+        )
+
+    def _review(self, action: Any) -> Reviewed:
+        from services.gate.review import ReviewRefused
+
+        with self._allowed(Scope.REVIEW):
+            try:
+                outcome = action()
+            except ReviewRefused as exc:
+                if exc.code == "unknown_proposal":
+                    raise NotFound("no such proposal", exc.code) from None
+                raise Refused(f"refused: {exc.code}", exc.code) from None
+        self._settle()
+        return Reviewed.model_validate(outcome.__dict__)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
+        from services.recall.query import recall
+
+        with self._allowed(Scope.READ):
+            found = recall(self.tenant, subject, query, k=k, engine=self.engine)
+        return [Recalled.model_validate(r.as_json()) for r in found]
+
+    def memories(self, subject: str) -> list[MemoryVersion]:
+        from services.inspect import list_memories
+
+        with self._allowed(Scope.READ):
+            rows = list_memories(self.tenant, subject, engine=self.engine)
+        return [MemoryVersion.model_validate(r) for r in rows]
+
+    def pending(self, limit: int) -> list[Pending]:
+        from services.gate.review import pending
+
+        with self._allowed(Scope.REVIEW):
+            rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)
+        return [Pending.model_validate(r) for r in rows]
+
+    def close(self) -> None:
+        """Close the pooled connections. The engine is shared per URL in this process
+        (``engine_for``); anyone else using it simply opens new connections."""
+        self.engine.dispose()
+
+
+def sqlite_url(data_dir: Path) -> str:
+    return f"sqlite:///{Path(data_dir).expanduser() / 'memwarden.db'}"

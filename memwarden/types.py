@@ -1,0 +1,142 @@
+"""The typed results of :class:`memwarden.Memory`, the same on every backend."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from shared.models import MemoryProposal, Receipt, Role, Source
+
+__all__ = [
+    "AddResult",
+    "Decided",
+    "Forgotten",
+    "MemoryProposal",
+    "MemoryVersion",
+    "Pending",
+    "Recalled",
+    "Receipt",
+    "Reviewed",
+    "Revoked",
+    "TurnInput",
+]
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class TurnInput(BaseModel):
+    """One conversation turn as a caller hands it to :meth:`Memory.add`.
+
+    Only ``subject_id`` and ``text`` are required: a missing ``message_id`` gets a fresh
+    UUID (keep the one returned to revoke or forget the message later), ``session_id``
+    defaults to ``"default"``, ``role``/``source`` to a user message, ``created_at`` to now.
+    The tenant is the client's; a turn cannot name another one.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject_id: str = Field(min_length=1, max_length=200)
+    text: str = Field(min_length=1)
+    message_id: str = Field(default_factory=lambda: "msg-" + uuid.uuid4().hex, max_length=200)
+    session_id: str = Field(default="default", min_length=1, max_length=200)
+    role: Role = Role.USER
+    source: Source = Source.USER_MESSAGE
+    created_at: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
+    author_id: str | None = Field(default=None, max_length=200)
+
+
+class Decided(_Result):
+    """What the gate decided about one candidate extracted from an added turn."""
+
+    proposal_id: str
+    message_id: str
+    kind: str
+    normalized_key: str
+    value: Any
+    decision: str = Field(description="COMMIT, NOOP, CONFIRM_REPLACE, NEEDS_CONFIRMATION, …")
+    reasons: list[str]
+    state: str
+    memory_id: str | None = None
+    memory_version: int | None = None
+
+
+class AddResult(_Result):
+    """Message ids in input order. ``decisions`` is filled by the embedded backend, which runs
+    the pipeline before it returns; distributed and remote backends return ``None`` there
+    (the workers decide later: read :meth:`Memory.recall` or :meth:`Memory.memories`)."""
+
+    message_ids: list[str]
+    stored: int
+    duplicates: int
+    decisions: list[Decided] | None = None
+
+
+class Recalled(_Result):
+    memory_id: str
+    version: int
+    kind: str
+    normalized_key: str
+    scope: dict[str, str]
+    value: Any
+    score: float
+    expires_at: str | None = None
+
+
+class MemoryVersion(_Result):
+    """One version of one of a subject's memories (history included; ``current`` marks the
+    version recall may return)."""
+
+    memory_id: str
+    version: int
+    status: str
+    current: bool
+    kind: str
+    normalized_key: str
+    scope: dict[str, str]
+    value: Any = Field(description="null once forgotten")
+    evidence_message_ids: list[str]
+    auto: bool
+    supersedes: int | None = None
+    proposal_id: str
+    valid_from: str | None = None
+    valid_to: str | None = None
+    recorded_at: str | None = None
+
+
+class Pending(_Result):
+    """A candidate awaiting an owner's confirmation; approve it with its ``payload_hash``."""
+
+    proposal_id: str
+    payload_hash: str
+    subject_id: str
+    kind: str
+    normalized_key: str
+    value: Any
+    scope: dict[str, str]
+    expires_at: str | None = None
+    decision: str
+    reasons: list[str]
+    confidence: float
+    message_id: str
+
+
+class Reviewed(_Result):
+    proposal_id: str
+    state: str
+    memory_id: str | None = None
+    memory_version: int | None = None
+
+
+class Revoked(_Result):
+    message_id: str
+    revoked: bool = Field(description="false when it was already revoked")
+
+
+class Forgotten(_Result):
+    message_id: str
+    memory_versions_forgotten: int
