@@ -13,8 +13,8 @@ from services.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsO
 from services.api.security import AnyScope, Reader
 from services.api.state import StateDep
 from services.api.strict_json import StrictJsonRoute
-from services.recall.context import render_context
 from services.inspect import list_memories
+from services.recall.context import render_context
 from services.recall.query import recall
 from shared.models import ID_PATTERN, Receipt, ScopeKind
 
