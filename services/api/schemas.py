@@ -141,6 +141,9 @@ class RecalledOut(BaseModel):
 class RecallOut(BaseModel):
     subject_id: str
     memories: list[RecalledOut]
+    protected_reason: str | None = Field(
+        default=None, description="set when recall is empty on purpose (curate_publishing)"
+    )
 
 
 class VersionOut(BaseModel):

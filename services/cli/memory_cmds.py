@@ -39,6 +39,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         purpose=args.purpose,
         engine=open_engine(),
     )
+    if reason := getattr(found, "reason", None):
+        print_json({"memories": [], "protected_reason": reason})
+        return 0
     print_json([r.as_json() for r in found])
     return 0
 

@@ -49,7 +49,11 @@ def get_recall(
         engine=state.engine,
     )
     return RecallOut.model_validate(
-        {"subject_id": subject_id, "memories": [r.as_json() for r in found]}
+        {
+            "subject_id": subject_id,
+            "memories": [r.as_json() for r in found],
+            "protected_reason": getattr(found, "reason", None),
+        }
     )
 
 
