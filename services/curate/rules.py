@@ -4,7 +4,7 @@ dispositions out. English and Chinese.
 Within one subject, scope and key:
 * **normalised duplicates** (the same content words, ignoring case, width, punctuation,
   word order and function words) -> ``duplicate`` of the earliest;
-* **near-duplicate notes** (one's content words nearly all inside the other's) -> ``merge``
+* **near-duplicate notes** (one's words inside the other's, or nearly the same) -> ``merge``
   into a target whose value is a member's value grounded in *every* member's evidence
   (so each kept evidence link really supports it), else ``review``;
 * **superseded chains** (a later note says it changed an earlier one: "instead of",
@@ -28,7 +28,7 @@ from shared.grounding import STOP_WORDS, ungrounded_reason
 from shared.registry import Registry
 
 REWRITER = "rules-1"
-NEAR = 0.8  # share of the smaller note's content inside the larger one
+NEAR = 0.8  # Jaccard of two notes' words above which they say nearly the same
 
 _LATIN = re.compile(r"[a-z]+|[0-9]+(?:[.:][0-9]+)*")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -147,9 +147,10 @@ def _shape(value: Any) -> frozenset[str]:
 
 
 def _near(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One note's words inside the other's, or nearly the same words (Jaccard)."""
     if not a or not b:
         return False
-    return len(a & b) / min(len(a), len(b)) >= NEAR
+    return a <= b or b <= a or len(a & b) / len(a | b) >= NEAR
 
 
 def _settle(
