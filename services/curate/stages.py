@@ -122,8 +122,9 @@ def batches(items: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]
     return out
 
 
-class BudgetExhausted(Exception):
-    """The rewriter's budget ran out; finished batches stay in the ledger."""
+class RewriterStopped(Exception):
+    """The rewriter stops gracefully (budget spent, model unreachable or malformed); the
+    finished batches stay in the ledger and ``plan`` resumes after them."""
 
 
 def make_plan(
@@ -157,8 +158,8 @@ def make_plan(
             continue  # finished before a crash: never sent to the rewriter again
         try:
             body, tokens = rewriter.rewrite(items, batch_no)
-        except BudgetExhausted as exc:
-            stopped = str(exc) or "budget exhausted"
+        except RewriterStopped as exc:
+            stopped = str(exc) or "stopped"
             break
         with unit_of_work(engine) as uow:
             append(
