@@ -11,7 +11,16 @@ from sqlalchemy import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.api import problems
-from services.api.routers import console, events, health, ingest, memories, messages, review
+from services.api.routers import (
+    console,
+    curate,
+    events,
+    health,
+    ingest,
+    memories,
+    messages,
+    review,
+)
 from services.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
 from services.api.state import ApiState
 from shared.config import Settings, get_settings
@@ -54,7 +63,7 @@ def create_app(
     app = FastAPI(title="memwarden", version=_version(), description=DESCRIPTION)
     app.state.memwarden = ApiState(engine, settings, event_settle_seconds)
     problems.install(app)
-    for module in (ingest, review, messages, memories, events, health, console):
+    for module in (ingest, review, messages, memories, events, health, console, curate):
         app.include_router(module.router)
     # Starlette runs the middleware added last first: authentication comes before anything
     # reads the body, so an unauthenticated caller only ever gets 401.

@@ -9,6 +9,7 @@ from typing import Any
 
 from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, console
+from services.cli.curate_cmds import add_curate_commands
 from services.cli.memory_cmds import (
     cmd_as_of,
     cmd_audit,
@@ -146,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     add_outbox_commands(sub)
+    add_curate_commands(sub)
     return parser
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from services.curate.package import NOTICE
 from services.curate.plan import DISPOSITIONS
 from services.curate.stages import RewriterStopped
+from shared.config import Settings
 from shared.llm_client import ChatClient, Failure, LlmError
 
 PROMPT_VERSION = 1
@@ -257,3 +258,18 @@ class LlmReviewer:
         if not approve and not objections:
             objections = [{"item": "*", "reason": "the reviewer model did not approve"}]
         return objections
+
+
+def client_from_settings(settings: Settings, model: str | None = None) -> CurateClient:
+    """The configured endpoint (MEMWARDEN_LLM_*), optionally with another model name (a
+    reviewer model is another model on the same or a compatible server)."""
+    return CurateClient(
+        base_url=settings.llm_base_url,
+        model=model or settings.llm_model,
+        api_key=settings.llm_api_key.get_secret_value(),
+        timeout_seconds=settings.llm_timeout_seconds,
+    )
+
+
+def budget_from_settings(settings: Settings) -> Budget:
+    return Budget(tokens=settings.llm_budget_tokens, seconds=settings.llm_budget_seconds)

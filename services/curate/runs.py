@@ -45,6 +45,15 @@ def allow(principal: Principal, scope: Scope, tenant_id: str) -> None:
         raise CurateRefused("forbidden", str(exc)) from None
 
 
+def allow_reader(principal: Principal, tenant_id: str) -> None:
+    """Reading a run (status, check, export): readers, reviewers and admins of the tenant."""
+    if principal.tenant_id == tenant_id and (
+        principal.allows(Scope.READ) or principal.allows(Scope.REVIEW)
+    ):
+        return
+    allow(principal, Scope.READ, tenant_id)
+
+
 def get_run(conn: Connection, run_id: str, tenant_id: str | None = None) -> Any:
     row = conn.execute(select(curate_runs).where(curate_runs.c.run_id == run_id)).first()
     if row is None or (tenant_id is not None and row.tenant_id != tenant_id):

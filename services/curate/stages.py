@@ -18,6 +18,7 @@ from services.curate.runs import (
     Stage,
     add_signoff,
     allow,
+    allow_reader,
     append,
     current_plan,
     get_run,
@@ -204,7 +205,7 @@ def check_plan(
     list of problems in ``outcome``)."""
     with unit_of_work(engine or get_engine()) as uow:
         run = get_run(uow.conn, run_id, principal.tenant_id)
-        allow(principal, Scope.READ, run.tenant_id)
+        allow_reader(principal, run.tenant_id)
         if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
             raise CurateRefused("not_planned", f"run {run_id} has no finished plan yet")
         found, phash, _ = _problems(uow.conn, run, registry or default_registry())
