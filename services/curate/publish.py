@@ -33,8 +33,13 @@ from services.curate.runs import (
 from shared import curate_block, provenance
 from shared.auth import Principal, Scope
 from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
-from shared.curate_writes import commit_new_version, retire_version
-from shared.db import get_engine, in_list, insert_ignore, lock_fact_key, unit_of_work, utcnow
+from shared.curate_writes import (
+    CuratedVersion,
+    commit_new_versions,
+    lock_facts,
+    retire_versions,
+)
+from shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
 from shared.models import MessageStatus
 from shared.registry import Registry, default_registry
 from shared.schema import (
@@ -272,11 +277,6 @@ def _close(
     return out
 
 
-def _lock(conn: Connection, keys: dict[str, dict[str, str]]) -> dict[str, dict[str, Any]]:
-    """Fact-key locks in memory_id order, the order every writer takes them."""
-    return {mid: lock_fact_key(conn, keys[mid], mid) for mid in sorted(keys)}
-
-
 def _projection(conn: Connection, memory_ids: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in range(0, len(memory_ids), 1000):
@@ -303,7 +303,7 @@ def _apply(
     if len(keys) != len(commits):
         raise CurateRefused("target_collision", "two targets of the plan are one fact")
     keys.update({r["memory_id"]: _key(r, run.tenant_id, r["claim_key"]) for r in retire})
-    locked = _lock(conn, keys)
+    locked = lock_facts(conn, keys, now)
     current = _projection(conn, sorted(keys))
     stale = [r["source"] for r in retire if current.get(r["memory_id"]) != r["version"]]
     for c in commits:
@@ -320,26 +320,31 @@ def _apply(
             f"(e.g. {sorted(set(stale))[:5]}); take a new snapshot",
         )
     support = _support(conn, [(m["memory_id"], m["version"]) for c in commits for m in c.members])
-    written: dict[str, list[tuple[str, int]]] = {"commit": [], "retire": []}
-    for c in commits:
-        ref = commit_new_version(
-            conn,
+    versions = [
+        CuratedVersion(
             fact_row=locked[c.memory_id],
             value=c.value,
-            # what supports the members now: the snapshot's evidence plus any repeat of
-            # the same claim the gate recorded since (a NOOP adds evidence, not a version)
+            # what supports the members now: the snapshot's evidence plus any repeat of the
+            # same claim the gate recorded since (a NOOP adds evidence, not a version)
             evidence=[p for m in c.members for p in support[(m["memory_id"], m["version"])]],
             formation_id=sha256_hex(jcs({"curate_run": run.run_id, "formation": c.label})),
             valid_from=_ts(c.valid_from) or now,
             expires_at=_ts(c.expires_at),
             derived_from=[m["source"] for m in c.members],
-            now=now,
         )
-        _spans(conn, ref, c.evidence)
-        written["commit"].append(ref)
-    for r in retire:
-        retire_version(conn, run.tenant_id, r["memory_id"], r["version"], now, reason="curated")
-        written["retire"].append((r["memory_id"], r["version"]))
+        for c in commits
+    ]
+    written = {
+        "commit": commit_new_versions(conn, versions, now),
+        "retire": retire_versions(
+            conn,
+            run.tenant_id,
+            [(r["memory_id"], r["version"]) for r in retire],
+            now,
+            reason="curated",
+        ),
+    }
+    _spans(conn, [(v, c.evidence) for v, c in zip(written["commit"], commits, strict=True)])
     _record(conn, run.run_id, "publish", written, now)
     return written
 
@@ -361,7 +366,8 @@ def _support(
     return out
 
 
-def _spans(conn: Connection, ref: tuple[str, int], evidence: list[dict[str, Any]]) -> None:
+def _spans(conn: Connection, written: list[tuple[tuple[str, int], list[dict[str, Any]]]]) -> None:
+    """Which sentence of each message supports a curated version, for later snapshots."""
     rows = [
         {
             "memory_id": ref[0],
@@ -371,6 +377,7 @@ def _spans(conn: Connection, ref: tuple[str, int], evidence: list[dict[str, Any]
             "start": e["start"],
             "end": e["end"],
         }
+        for ref, evidence in written
         for e in evidence
         if e.get("start") is not None
     ]
@@ -461,10 +468,11 @@ def restore(
         if ids
         else {}
     )
-    locked = _lock(conn, rows)
+    locked = lock_facts(conn, rows, now)
     current = _projection(conn, ids)
     active = _active_messages(conn, run.tenant_id, [snap[m] for m in ids if m in snap])
-    written: dict[str, list[tuple[str, int]]] = {"commit": [], "retire": []}
+    back: list[tuple[CuratedVersion, dict[str, Any]]] = []
+    withdraw: list[tuple[str, int]] = []
     skipped: list[str] = []
     for mid in ids:
         if current.get(mid) != after.get(mid):
@@ -477,8 +485,7 @@ def restore(
             if (e["message_id"], e["revision"]) in active
         ]
         if item is not None and evidence:
-            ref = commit_new_version(
-                conn,
+            version = CuratedVersion(
                 fact_row=locked[mid],
                 value=item["value"],
                 evidence=evidence,
@@ -488,15 +495,20 @@ def restore(
                 valid_from=_ts(item["valid_from"]) or now,
                 expires_at=_ts(item["expires_at"]),
                 derived_from=[item["source"]],
-                now=now,
             )
-            _spans(conn, ref, item["evidence"])
-            written["commit"].append(ref)
+            back.append((version, item))
         elif mid in current:
-            retire_version(conn, run.tenant_id, mid, current[mid], now, reason="curate_rolled_back")
-            written["retire"].append((mid, current[mid]))
+            withdraw.append((mid, current[mid]))
             if item is not None:
                 skipped.append(f"{mid}: its evidence was revoked; not restored")
+    written = {
+        "commit": commit_new_versions(conn, [v for v, _ in back], now),
+        "retire": retire_versions(conn, run.tenant_id, withdraw, now, reason="curate_rolled_back"),
+    }
+    _spans(
+        conn,
+        [(ref, item["evidence"]) for ref, (_, item) in zip(written["commit"], back, strict=True)],
+    )
     _record(conn, run.run_id, "rollback", written, now)
     return {
         "restored": len(written["commit"]),
