@@ -333,3 +333,26 @@ def test_plan__a_crash_resumes_after_the_last_finished_batch(store: Engine, tena
     assert resumed["stage"] == "planned"
     assert [e["batch_no"] for e in resumed["ledger"]] == [0, 1, 2, 3, 4]
     assert resumed["counts"]["keep"] == 5
+
+
+def test_publish__a_crash_with_the_block_up_fails_closed_until_rollback(
+    store: Engine, tenant: str
+) -> None:
+    say_all(store, tenant, LINES)
+    before = values(store, tenant)
+    attested = to_attested(store, tenant, ["u1"])
+    run = attested["run_id"]
+
+    def die() -> None:
+        raise KeyboardInterrupt  # the process is killed between the block and the switch
+
+    with pytest.raises(KeyboardInterrupt):
+        publish(people(tenant)["planner"], run, engine=store, after_block=die)
+    blocked = recall(tenant, "u1", engine=store)
+    assert blocked == [] and blocked.reason == "curate_publishing"
+    assert values(store, tenant, "u2")  # another subject is not blocked
+    with pytest.raises(CurateRefused) as refused:
+        publish(people(tenant)["planner"], run, engine=store)
+    assert refused.value.code == "publishing"
+    assert rollback(people(tenant)["planner"], run, engine=store)["stage"] == "rolled_back"
+    assert values(store, tenant) == before

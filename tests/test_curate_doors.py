@@ -152,3 +152,24 @@ def ok(c: TestClient, method: str, path: str, key: str, body: Any = None) -> Any
     r = c.request(method.upper(), path, headers=auth(key), json=body)
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def test_api__recall_during_a_publish_block_says_why_it_is_empty(
+    sqlite_engine: Engine, tenant: str
+) -> None:
+    from shared.curate_block import lift_blocks, set_blocks
+    from shared.db import utcnow
+
+    say_all(sqlite_engine, tenant, LINES)
+    with sqlite_engine.begin() as conn:
+        read = create_principal(conn, f"reader-{tenant}", tenant, [Scope.READ])
+        set_blocks(conn, tenant, ["u1"], "run-x", utcnow())
+    with api_client(sqlite_engine) as c:
+        r = c.get("/v1/subjects/u1/recall", headers=auth(read))
+        assert r.status_code == 200
+        assert r.json()["memories"] == [] and r.json()["protected_reason"] == "curate_publishing"
+        assert c.get("/v1/subjects/u2/recall", headers=auth(read)).json()["memories"]
+        with sqlite_engine.begin() as conn:
+            lift_blocks(conn, "run-x")
+        r = c.get("/v1/subjects/u1/recall", headers=auth(read))
+        assert r.json()["memories"] and r.json()["protected_reason"] is None
