@@ -9,7 +9,14 @@ from sqlalchemy import Engine
 
 from services.curate import package
 from services.curate.llm import LlmReviewer, LlmRewriter, budget_from_settings, client_from_settings
-from services.curate.runs import CurateRefused, allow_reader, get_run, status
+from services.curate.runs import (
+    CurateRefused,
+    allow_reader,
+    current_plan,
+    get_run,
+    items_of,
+    status,
+)
 from services.curate.stages import PlanReviewer, Rewriter, RulesRewriter
 from shared.auth import Principal
 from shared.config import Settings
@@ -44,6 +51,27 @@ def run_status(principal: Principal, run_id: str, *, engine: Engine | None = Non
         run = get_run(uow.conn, run_id, principal.tenant_id)
         allow_reader(principal, run.tenant_id)
         return status(uow.conn, run)
+
+
+def plan_of(principal: Principal, run_id: str, *, engine: Engine | None = None) -> dict:
+    """The catalogue a reviewer reads: the folded plan, its hash, and each source's kind,
+    key and value beside its disposition."""
+    with unit_of_work(engine or get_engine()) as uow:
+        run = get_run(uow.conn, run_id, principal.tenant_id)
+        allow_reader(principal, run.tenant_id)
+        folded, phash = current_plan(uow.conn, run)
+        items = items_of(run)
+    return {
+        "run_id": run_id,
+        "stage": run.stage,
+        "hash": phash,
+        "plan_hash": phash,
+        "sources": [
+            {k: i[k] for k in ("source", "subject_id", "kind", "normalized_key", "value")}
+            for i in items
+        ],
+        **folded,
+    }
 
 
 def snapshot_jsonl(principal: Principal, run_id: str, *, engine: Engine | None = None) -> str:

@@ -272,9 +272,9 @@ def _close(
         outcome["read_block_seconds"] = round(time.monotonic() - blocked_at, 4)
         extra = {"published_at": now} if published else {}
         set_stage(uow.conn, run_id, stage, now, outcome=outcome, **extra)
-        out = status(uow.conn, get_run(uow.conn, run_id))
         uow.commit()
-    return out
+    with unit_of_work(engine) as uow:  # the status read is not worth holding the block for
+        return status(uow.conn, get_run(uow.conn, run_id))
 
 
 def _projection(conn: Connection, memory_ids: list[str]) -> dict[str, int]:

@@ -104,6 +104,11 @@ def get_status(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
     return _run(lambda: doors.run_status(principal, run_id, engine=state.engine))
 
 
+@router.get("/runs/{run_id}/plan", summary="The catalogue: every source beside its disposition")
+def get_plan(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
+    return _run(lambda: doors.plan_of(principal, run_id, engine=state.engine))
+
+
 @router.get(
     "/runs/{run_id}/snapshot.jsonl",
     response_class=PlainTextResponse,
