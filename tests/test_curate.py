@@ -356,3 +356,18 @@ def test_publish__a_crash_with_the_block_up_fails_closed_until_rollback(
     assert refused.value.code == "publishing"
     assert rollback(people(tenant)["planner"], run, engine=store)["stage"] == "rolled_back"
     assert values(store, tenant) == before
+
+
+def test_probe__reports_a_new_version_missing_and_a_retired_one_still_recallable(
+    store: Engine, tenant: str
+) -> None:
+    from services.curate.publish import _probe
+
+    say_all(store, tenant, LINES[:2])
+    current = [(r.memory_id, r.version) for r in recall(tenant, "u1", engine=store)]
+    assert _probe(store, {"commit": current, "retire": []}) == []
+    ghost = ("mem_" + "0" * 32, 1)
+    found = _probe(store, {"commit": [ghost], "retire": current[:1]})
+    assert found == [f"{ghost[0]}:1", f"{current[0][0]}:{current[0][1]}"]
+    revoke_message(tenant, "m1", engine=store)  # no active evidence: not recallable
+    assert len(_probe(store, {"commit": current, "retire": []})) == 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, and_, select
 
 from services.curate import coverage
 from services.curate.runs import (
@@ -30,7 +30,7 @@ from services.curate.runs import (
     signoffs,
     status,
 )
-from shared import curate_block, provenance
+from shared import curate_block
 from shared.auth import Principal, Scope
 from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
 from shared.curate_writes import (
@@ -412,21 +412,44 @@ def _record(
 
 def _probe(engine: Engine, written: dict[str, list[tuple[str, int]]]) -> list[str]:
     """Recall's own rule (current, evidence active) over what the switch wrote: every new
-    version is recallable and no retired one is. Returns what disagrees."""
+    version is recallable and no retired one is. Returns what disagrees.
+
+    Two index lookups rather than recall's correlated EXISTS: right after a bulk switch the
+    planner's statistics are stale and would scan the evidence table once per row."""
     ids = sorted({m for m, _ in written["commit"]} | {m for m, _ in written["retire"]})
+    current: set[tuple[str, int]] = set()
+    supported: set[tuple[str, int]] = set()
+    me = memory_evidence
     with unit_of_work(engine) as uow:
-        seen: set[tuple[str, int]] = set()
         for i in range(0, len(ids), 1000):
-            cm = current_memories
-            seen.update(
+            chunk = ids[i : i + 1000]
+            current.update(
                 (r.memory_id, r.version)
                 for r in uow.conn.execute(
-                    select(cm.c.memory_id, cm.c.version).where(
-                        in_list(uow.conn, cm.c.memory_id, ids[i : i + 1000]),
-                        provenance.supported(cm.c.memory_id, cm.c.version),
+                    select(current_memories.c.memory_id, current_memories.c.version).where(
+                        in_list(uow.conn, current_memories.c.memory_id, chunk)
                     )
                 )
             )
+            supported.update(
+                (r.memory_id, r.version)
+                for r in uow.conn.execute(
+                    select(me.c.memory_id, me.c.version)
+                    .join(
+                        messages,
+                        and_(
+                            messages.c.tenant_id == me.c.tenant_id,
+                            messages.c.message_id == me.c.message_id,
+                            messages.c.revision == me.c.revision,
+                        ),
+                    )
+                    .where(
+                        in_list(uow.conn, me.c.memory_id, chunk),
+                        messages.c.status == MessageStatus.ACTIVE,
+                    )
+                )
+            )
+    seen = current & supported
     missing = [f"{m}:{v}" for m, v in written["commit"] if (m, v) not in seen]
     return missing + [f"{m}:{v}" for m, v in written["retire"] if (m, v) in seen]
 

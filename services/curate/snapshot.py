@@ -1,6 +1,7 @@
-"""Read the memories a snapshot freezes: the recallable versions of the chosen subjects, each
-with its active evidence (message, revision, the sentence's offsets, the sentence itself and
-when it was said). Reads by tenant, not by memory, so 10,000 memories are a few queries."""
+"""Read the memories a snapshot freezes: the recallable versions of the chosen subjects
+(current, unexpired, at least one active evidence message), each with its active evidence
+(message, revision, the sentence's offsets, the sentence itself and when it was said).
+Reads by tenant, not by memory, so 10,000 memories are a few queries."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import Any
 from sqlalchemy import Connection, and_, or_, select
 
 from services.curate.package import source_id
-from shared import provenance
 from shared.canonical import rfc3339
 from shared.db import as_utc
 from shared.models import MessageStatus, ProposalState
@@ -45,7 +45,6 @@ def current_items(
         .where(
             cm.c.tenant_id == tenant_id,
             or_(cm.c.expires_at.is_(None), cm.c.expires_at > now),
-            provenance.supported(cm.c.memory_id, cm.c.version),
         )
     )
     if ALL not in subjects:
@@ -55,6 +54,8 @@ def current_items(
         return []
     wanted = {(r.memory_id, r.version) for r in rows}
     evidence = _evidence(conn, tenant_id, wanted)
+    # recall's rule, applied to the links just read: a version with no active message is
+    # not recallable and not frozen (one pass, not a correlated EXISTS per row)
     return [
         {
             "source": source_id(r.memory_id, r.version),
@@ -68,9 +69,10 @@ def current_items(
             "value": json.loads(r.value_json),
             "valid_from": rfc3339(as_utc(r.valid_from)),
             "expires_at": rfc3339(as_utc(r.expires_at)),
-            "evidence": evidence.get((r.memory_id, r.version), []),
+            "evidence": evidence[(r.memory_id, r.version)],
         }
         for r in rows
+        if evidence.get((r.memory_id, r.version))
     ]
 
 
