@@ -102,3 +102,44 @@ def test_recall_during_publish_and_rollback__is_all_old_all_new_or_protected_emp
     assert mixed == [], f"{len(mixed)} reads mixed old and new versions"
     assert "curate_publishing" in reader.reads
     assert new in reader.reads and restored in reader.reads
+
+
+def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
+    pg_engine: Engine, tenant: str
+) -> None:
+    from services.curate.stages import RulesRewriter, make_plan, take_snapshot
+    from shared.registry import default_registry
+
+    lines = [(f"c{n}", f"s{n}", "I prefer pnpm for all my JavaScript projects.") for n in range(6)]
+    say_all(pg_engine, tenant, lines)
+    planner = people(tenant)["planner"]
+    run = take_snapshot(planner, tenant, None, batch_size=1, engine=pg_engine)["run_id"]
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    class Gated(RulesRewriter):
+        def rewrite(self, items: list[dict[str, Any]], batch_no: int) -> tuple[dict, int]:
+            if batch_no == 0:
+                barrier.wait(10)  # both planners hold batch 0 before either appends it
+            return super().rewrite(items, batch_no)
+
+    def plan() -> None:
+        try:
+            make_plan(planner, run, Gated(default_registry()), engine=pg_engine)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=plan) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    from services.curate.doors import run_status
+
+    # the loser of a batch skips it; whatever both skipped, one resume finishes
+    out = run_status(planner, run, engine=pg_engine)
+    if out["stage"] == "planning":
+        out = make_plan(planner, run, RulesRewriter(default_registry()), engine=pg_engine)
+    assert out["stage"] == "planned"
+    assert sorted(e["batch_no"] for e in out["ledger"]) == list(range(6))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 
 from services.curate import coverage, package, rules
 from services.curate.runs import (
@@ -162,18 +163,23 @@ def make_plan(
         except RewriterStopped as exc:
             stopped = str(exc) or "stopped"
             break
-        with unit_of_work(engine) as uow:
-            append(
-                uow.conn,
-                run_id,
-                "batch",
-                {**body, "batch_no": batch_no, "rewriter": rewriter.name},
-                author=principal.principal_id,
-                now=utcnow(),
-                batch_no=batch_no,
-                tokens=tokens,
-            )
-            uow.commit()
+        try:
+            with unit_of_work(engine) as uow:
+                append(
+                    uow.conn,
+                    run_id,
+                    "batch",
+                    {**body, "batch_no": batch_no, "rewriter": rewriter.name},
+                    author=principal.principal_id,
+                    now=utcnow(),
+                    batch_no=batch_no,
+                    tokens=tokens,
+                )
+                uow.commit()
+        except IntegrityError:
+            # another plan of this run appended first (the batch, or the same seq): the
+            # ledger keeps the first; anything left over is picked up by the next resume
+            continue
     with unit_of_work(engine) as uow:
         finished = {r.batch_no for r in ledger(uow.conn, run_id) if r.entry == "batch"}
         complete = finished >= set(range(len(todo)))
