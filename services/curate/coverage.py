@@ -22,7 +22,9 @@ def problem(code: str, detail: str, **where: str) -> dict[str, str]:
     return {"code": code, **where, "detail": detail}
 
 
-def check(items: list[dict[str, Any]], plan: dict[str, Any], registry: Registry) -> list[dict]:
+def check(
+    items: list[dict[str, Any]], plan: dict[str, Any], registry: Registry
+) -> list[dict[str, str]]:
     sources = {i["source"]: i for i in items}
     found: list[dict[str, str]] = []
     named = Counter(str(d.get("source")) for d in plan["dispositions"])

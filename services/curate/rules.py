@@ -61,7 +61,7 @@ def _negated(value: Any) -> bool:
 
 def _said_at(item: dict[str, Any]) -> str:
     dates = [e["said_at"] for e in item["evidence"] if e.get("said_at")]
-    return min(dates) if dates else item["valid_from"]
+    return str(min(dates) if dates else item["valid_from"])
 
 
 def grounded_in_all(
