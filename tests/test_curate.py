@@ -307,6 +307,9 @@ def test_refusal__a_second_publish_of_the_same_run(store: Engine, tenant: str) -
         publish(people(tenant)["planner"], out["run_id"], engine=store)
     assert refused.value.code == "already_published"
     assert values(store, tenant) == after
+    with pytest.raises(CurateRefused) as refused:  # a published plan is frozen
+        review_plan(people(tenant)["reviewer"], out["run_id"], engine=store)
+    assert refused.value.code == "closed"
 
 
 def test_plan__a_crash_resumes_after_the_last_finished_batch(store: Engine, tenant: str) -> None:

@@ -37,6 +37,8 @@ from shared.registry import Registry, default_registry
 from shared.schema import curate_runs
 
 DEFAULT_BATCH = 200
+# past review: the plan is frozen, sign-offs no longer change anything
+CLOSED = (Stage.PUBLISHING, Stage.PUBLISHED, Stage.FAILED, Stage.ROLLED_BACK)
 HIGH_RISK_PROCEDURE = ("decision", "task_fact")  # "decision or procedure" (docs/decisions.md)
 
 
@@ -242,7 +244,7 @@ def edit_plan(
         allow(principal, Scope.ADMIN, run.tenant_id)
         if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
             raise CurateRefused("not_planned", f"run {run_id} has no finished plan to edit")
-        if run.stage in (Stage.PUBLISHING, Stage.PUBLISHED, Stage.ROLLED_BACK, Stage.FAILED):
+        if run.stage in CLOSED:
             raise CurateRefused("closed", f"run {run_id} is {run.stage}; plans are frozen")
         body = {"dispositions": dispositions, "targets": targets or []}
         append(uow.conn, run_id, "edit", body, author=principal.principal_id, now=utcnow())
@@ -278,6 +280,8 @@ def review_plan(
             raise CurateRefused(
                 "reviewer_is_planner", "review refused: the planner cannot review their own plan"
             )
+        if run.stage in CLOSED:
+            raise CurateRefused("closed", f"review refused: run {run_id} is {run.stage}")
         found, phash, folded = _problems(uow.conn, run, registry or default_registry())
         if run.stage in (Stage.SNAPSHOT, Stage.PLANNING) or found:
             raise CurateRefused(
@@ -285,8 +289,7 @@ def review_plan(
                 f"review refused: the plan does not pass the check ({len(found)} problems)",
                 found,
             )
-        if run.stage not in (Stage.PLANNED, Stage.CHECKED, Stage.REVIEWED, Stage.ATTESTED):
-            raise CurateRefused("closed", f"run {run_id} is {run.stage}")
+
         rewriter_model = _model_of(run.rewriter)
         if rewriter_model is not None:
             if reviewer is None:
@@ -342,6 +345,8 @@ def attest_plan(
             raise CurateRefused(
                 "attester_is_planner", "attest refused: the planner cannot attest their own plan"
             )
+        if run.stage in CLOSED:
+            raise CurateRefused("closed", f"attest refused: run {run_id} is {run.stage}")
         _, phash = current_plan(uow.conn, run)
         if statement.get("plan_hash") != phash:
             raise CurateRefused(
