@@ -374,3 +374,25 @@ def test_probe__reports_a_new_version_missing_and_a_retired_one_still_recallable
     assert found == [f"{ghost[0]}:1", f"{current[0][0]}:{current[0][1]}"]
     revoke_message(tenant, "m1", engine=store)  # no active evidence: not recallable
     assert len(_probe(store, {"commit": current, "retire": []})) == 1
+
+
+def test_check__a_target_the_subject_asked_to_forget_is_refused(
+    store: Engine, tenant: str
+) -> None:
+    from shared.canonical import normalized_content_hash
+    from shared.db import utcnow
+    from shared.schema import suppressions
+
+    say_all(store, tenant, LINES)
+    out = planned(store, tenant, ["u1"])
+    with store.begin() as conn:  # what forget leaves behind: the normalised hash, no text
+        conn.execute(
+            suppressions.insert().values(
+                tenant_id=tenant,
+                subject_id="u1",
+                content_hash=normalized_content_hash("我每周一上午写周报"),
+                created_at=utcnow(),
+            )
+        )
+    checked = check_plan(people(tenant)["planner"], out["run_id"], engine=store)
+    assert [p["code"] for p in checked["problems"]] == ["suppressed"]

@@ -18,14 +18,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
 
-from services.curate import coverage
 from services.curate.runs import (
     CurateRefused,
     Stage,
     allow,
-    current_plan,
     get_run,
     items_of,
+    plan_problems,
     set_stage,
     signoffs,
     status,
@@ -148,12 +147,7 @@ def _refuse_unless_publishable(conn: Connection, run: Any, registry: Registry) -
             f"publish refused: run {run.run_id} is {run.stage}; a run publishes once "
             "(take a new snapshot to curate again)",
         )
-    folded, phash = current_plan(conn, run)
-    found = (
-        coverage.check(items_of(run), folded, registry)
-        if folded["dispositions"]
-        else [{"code": "missing_disposition", "detail": "no plan"}]
-    )
+    found, phash, folded = plan_problems(conn, run, registry)
     if found:
         raise CurateRefused(
             "coverage_incomplete",

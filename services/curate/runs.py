@@ -9,10 +9,17 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from services.curate import package, plan
+from services.curate import coverage, package, plan
 from shared.auth import Forbidden, Principal, Scope, authorize
-from shared.canonical import jcs, sha256_hex
-from shared.schema import curate_ledger, curate_runs, curate_signoffs, curate_writes
+from shared.canonical import claim_text, jcs, normalized_content_hash, sha256_hex
+from shared.registry import Registry
+from shared.schema import (
+    curate_ledger,
+    curate_runs,
+    curate_signoffs,
+    curate_writes,
+    suppressions,
+)
 
 
 class Stage(StrEnum):
@@ -124,6 +131,40 @@ def current_plan(conn: Connection, run: Any) -> tuple[dict[str, Any], str]:
     entries = [{"entry": r.entry, "body": json.loads(r.body)} for r in ledger(conn, run.run_id)]
     folded = plan.fold(entries)
     return folded, plan.plan_hash(run.snapshot_hash, folded)
+
+
+def plan_problems(
+    conn: Connection, run: Any, registry: Registry
+) -> tuple[list[dict[str, str]], str, dict[str, Any]]:
+    """The coverage check, plus the one gate check that needs the store: a new claim whose
+    normalised content a subject asked to forget (suppression) is refused (SPEC §9)."""
+    folded, phash = current_plan(conn, run)
+    if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
+        return [{"code": "not_planned", "detail": "the plan is unfinished"}], phash, folded
+    found = coverage.check(items_of(run), folded, registry)
+    hashes = {
+        (str(t.get("subject_id")), normalized_content_hash(claim_text(t.get("value")))): t
+        for t in folded["targets"]
+    }
+    if hashes:
+        held = {
+            (r.subject_id, r.content_hash)
+            for r in conn.execute(
+                select(suppressions.c.subject_id, suppressions.c.content_hash).where(
+                    suppressions.c.tenant_id == run.tenant_id,
+                    suppressions.c.content_hash.in_(sorted({h for _, h in hashes})),
+                )
+            )
+        }
+        for key in sorted(held & set(hashes)):
+            found.append(
+                {
+                    "code": "suppressed",
+                    "target": str(hashes[key].get("target")),
+                    "detail": "the subject asked to forget this claim",
+                }
+            )
+    return found, phash, folded
 
 
 def signoffs(conn: Connection, run_id: str, kind: str) -> list[Any]:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from services.curate import coverage, package, rules
+from services.curate import package, rules
 from services.curate.runs import (
     CurateRefused,
     Stage,
@@ -25,6 +25,7 @@ from services.curate.runs import (
     get_run,
     items_of,
     ledger,
+    plan_problems,
     set_stage,
     signoffs,
     status,
@@ -197,11 +198,6 @@ def make_plan(
     return out
 
 
-def _problems(conn: Any, run: Any, registry: Registry) -> tuple[list[dict], str, dict]:
-    folded, phash = current_plan(conn, run)
-    return coverage.check(items_of(run), folded, registry), phash, folded
-
-
 def check_plan(
     principal: Principal,
     run_id: str,
@@ -216,7 +212,7 @@ def check_plan(
         allow_reader(principal, run.tenant_id)
         if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
             raise CurateRefused("not_planned", f"run {run_id} has no finished plan yet")
-        found, phash, _ = _problems(uow.conn, run, registry or default_registry())
+        found, phash, _ = plan_problems(uow.conn, run, registry or default_registry())
         if run.stage in (Stage.PLANNED, Stage.CHECKED, Stage.CHECK_FAILED):
             set_stage(
                 uow.conn,
@@ -282,7 +278,7 @@ def review_plan(
             )
         if run.stage in CLOSED:
             raise CurateRefused("closed", f"review refused: run {run_id} is {run.stage}")
-        found, phash, folded = _problems(uow.conn, run, registry or default_registry())
+        found, phash, folded = plan_problems(uow.conn, run, registry or default_registry())
         if run.stage in (Stage.SNAPSHOT, Stage.PLANNING) or found:
             raise CurateRefused(
                 "coverage_incomplete",
