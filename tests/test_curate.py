@@ -376,9 +376,7 @@ def test_probe__reports_a_new_version_missing_and_a_retired_one_still_recallable
     assert len(_probe(store, {"commit": current, "retire": []})) == 1
 
 
-def test_check__a_target_the_subject_asked_to_forget_is_refused(
-    store: Engine, tenant: str
-) -> None:
+def test_check__a_target_the_subject_asked_to_forget_is_refused(store: Engine, tenant: str) -> None:
     from shared.canonical import normalized_content_hash
     from shared.db import utcnow
     from shared.schema import suppressions
