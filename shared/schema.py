@@ -496,3 +496,100 @@ action_uses = Table(
     PrimaryKeyConstraint("action_id", "memory_id", "version"),
     Index(None, "memory_id", "version"),
 )
+# Curate (SPEC §15): rewriting a memory base is a release. One row per run; the snapshot
+# package is stored whole (canonical JSON, immutable once written) with its hash.
+curate_runs = Table(
+    "curate_runs",
+    metadata,
+    Column("run_id", String(100), primary_key=True),
+    Column("tenant_id", Id, nullable=False),
+    Column("subjects", Text, nullable=False),  # JSON list of subject ids, or ["*"]
+    Column("stage", String(20), nullable=False),
+    Column("planner", Id, nullable=False),  # the principal that took the snapshot and planned
+    Column("rewriter", String(120)),  # e.g. "rules-1" or "llm-<model>-1"
+    Column("snapshot_hash", String(64), nullable=False),
+    Column("package", Text, nullable=False),  # JCS of {header, items}; never updated
+    Column("source_count", Integer, nullable=False),
+    Column("batch_size", Integer, nullable=False),
+    Column("outcome", Text, nullable=False, server_default=text("'{}'")),  # JSON, last stage
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    Column("published_at", Ts),
+    Index(None, "tenant_id"),
+)
+
+# The append-only ledger: one row per finished rewriter batch, or per later edit of the
+# plan. Never updated; the plan is the fold of these rows in ``seq`` order.
+curate_ledger = Table(
+    "curate_ledger",
+    metadata,
+    Column("run_id", String(100), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("entry", String(20), nullable=False),  # batch | edit
+    Column("batch_no", Integer),
+    Column("body", Text, nullable=False),  # JSON: dispositions, targets, disagreements
+    Column("body_hash", String(64), nullable=False),
+    Column("tokens", Integer, nullable=False, server_default=text("0")),
+    Column("author", Id, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    PrimaryKeyConstraint("run_id", "seq"),
+    # a batch is finished once: a resumed plan that races a crashed one loses here
+    UniqueConstraint("run_id", "batch_no", name="uq_curate_ledger_batch"),
+)
+
+# Reviews and attestations, each bound to the plan hash it saw.
+curate_signoffs = Table(
+    "curate_signoffs",
+    metadata,
+    _id(),
+    Column("run_id", String(100), nullable=False),
+    Column("kind", String(20), nullable=False),  # review | attest
+    Column("principal_id", Id, nullable=False),
+    Column("plan_hash", String(64), nullable=False),
+    Column("verdict", String(20), nullable=False),  # approved | changes_requested
+    Column("model", String(120)),  # the reviewer model, when a model reviewed
+    Column("statement", Text, nullable=False, server_default=text("'{}'")),
+    Column("created_at", Ts, nullable=False),
+    Index(None, "run_id"),
+)
+
+# While a run publishes, recall for its subjects ("*" = the whole tenant) is protected
+# empty with reason ``curate_publishing``. Read by recall, written by curate only.
+curate_blocks = Table(
+    "curate_blocks",
+    metadata,
+    Column("tenant_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("run_id", String(100), nullable=False),
+    Column("reason", String(40), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "subject_id"),
+)
+
+# What a publish or rollback wrote, so a rollback knows exactly what to restore.
+curate_writes = Table(
+    "curate_writes",
+    metadata,
+    _id(),
+    Column("run_id", String(100), nullable=False),
+    Column("phase", String(20), nullable=False),  # publish | rollback
+    Column("action", String(20), nullable=False),  # commit | retire
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Index(None, "run_id"),
+)
+
+# Evidence spans of versions curate wrote: gate versions find theirs in ``proposals``; a
+# curated version has no proposal, so a later snapshot reads its sentences from here.
+curate_spans = Table(
+    "curate_spans",
+    metadata,
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("message_id", Id, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("start", Integer, nullable=False),
+    Column("end", Integer, nullable=False),
+    PrimaryKeyConstraint("memory_id", "version", "message_id", "revision", "start"),
+)

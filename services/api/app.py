@@ -14,6 +14,7 @@ from services.api import observe, problems
 from services.api.routers import (
     actions,
     console,
+    curate,
     docs,
     events,
     health,
@@ -72,7 +73,18 @@ def create_app(
     )
     app.state.memwarden = ApiState(engine, settings, event_settle_seconds)
     problems.install(app)
-    for module in (ingest, review, messages, memories, events, actions, health, console, docs):
+    for module in (
+        ingest,
+        review,
+        messages,
+        memories,
+        events,
+        actions,
+        health,
+        console,
+        curate,
+        docs,
+    ):
         app.include_router(module.router)
     # Starlette runs the middleware added last first: authentication comes before anything
     # reads the body, so an unauthenticated caller only ever gets 401.

@@ -146,6 +146,9 @@ class RecallOut(BaseModel):
     context: str | None = Field(
         default=None, description="with format=context: the block to put into a prompt"
     )
+    protected_reason: str | None = Field(
+        default=None, description="set when recall is empty on purpose (curate_publishing)"
+    )
 
 
 class VersionOut(BaseModel):

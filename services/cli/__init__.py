@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from services.cli.action_cmds import add_action_commands
 from services.cli.api_cmds import cmd_api
 from services.cli.common import CliError, err_console
+from services.cli.curate_cmds import add_curate_commands
 from services.cli.deadletter_cmds import add_deadletter_commands
 from services.cli.memory_cmds import (
     cmd_as_of,
@@ -166,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_outbox_commands(sub)
     add_deadletter_commands(sub)
     add_action_commands(sub)
+    add_curate_commands(sub)
     return parser
 
 

@@ -46,6 +46,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
         sys.stdout.write(render_context(found, args.lang))
         return 0
+    if reason := getattr(found, "reason", None):
+        print_json({"memories": [], "protected_reason": reason})
+        return 0
     print_json([r.as_json() for r in found])
     return 0
 

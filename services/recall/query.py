@@ -18,6 +18,7 @@ from sqlalchemy import Engine, and_, or_, select
 
 from shared import provenance
 from shared.config import get_settings
+from shared.curate_block import CURATE_PUBLISHING, block_reason, blocked
 from shared.db import as_utc, get_engine, in_list, unit_of_work, utcnow
 from shared.embedding import default_embedder, features, from_bytes, memory_text
 from shared.models import MemoryStatus, MessageStatus
@@ -33,6 +34,14 @@ from shared.schema import (
 KEYWORD_WEIGHT = 0.5
 # What a recalled memory is when it reaches a prompt (seed 004): never live authority.
 NOTICE = "historical record, not current verification"
+
+
+class ProtectedEmpty(list):  # type: ignore[type-arg]
+    """An empty recall that is empty on purpose; ``reason`` says why (curate_publishing)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -84,11 +93,18 @@ def recall(
     engine: Engine | None = None,
     now: datetime | None = None,
 ) -> list[Recalled]:
-    """The recallable memories of one subject, best first (see the module docstring)."""
+    """The recallable memories of one subject, best first (see the module docstring); a
+    :class:`ProtectedEmpty` while a curate publish switches the subject's memories."""
     now = now or utcnow()
     supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
     stmt = (
-        select(current_memories, vector_index.c.embedding, vector_index.c.version.label("iv"))
+        select(
+            current_memories,
+            vector_index.c.embedding,
+            vector_index.c.version.label("iv"),
+            # in the same statement as the rows, so a read is wholly before or after a switch
+            blocked(tenant_id, subject_id).label("curate_blocked"),
+        )
         .outerjoin(
             vector_index,
             and_(
@@ -111,6 +127,10 @@ def recall(
         stmt = stmt.where(current_memories.c.normalized_key.in_(keys_for_purpose(purpose)))
     with unit_of_work(engine or get_engine()) as uow:
         rows = uow.conn.execute(stmt).all()
+        if rows and rows[0].curate_blocked:
+            return ProtectedEmpty(CURATE_PUBLISHING)
+        if not rows and (reason := block_reason(uow.conn, tenant_id, subject_id)):
+            return ProtectedEmpty(reason)
         ranked = _rank(rows, query, k)
         pointers = _evidence(uow.conn, tenant_id, [(r.memory_id, r.version) for r in ranked])
     return [

@@ -18,6 +18,7 @@ from services.api.strict_json import StrictJsonRoute
 STATIC = Path(__file__).resolve().parent.parent / "console"
 ASSETS = {
     "console.js": "text/javascript; charset=utf-8",
+    "curate.js": "text/javascript; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
 }
 SECURITY_HEADERS = {
@@ -40,6 +41,12 @@ def _file(name: str, media_type: str) -> Response:
 @router.get("/console")
 def console_page() -> Response:
     return _file("index.html", "text/html; charset=utf-8")
+
+
+@router.get("/console/curate")
+def curate_page() -> Response:
+    """Curate runs: the catalogue, a sampling helper, approve and attest (SPEC §15)."""
+    return _file("curate.html", "text/html; charset=utf-8")
 
 
 @router.get("/console/assets/{name}")

@@ -62,7 +62,12 @@ def get_recall(
     )
     context = render_context(found, lang) if format == "context" else None
     return RecallOut.model_validate(
-        {"subject_id": subject_id, "memories": [r.as_json() for r in found], "context": context}
+        {
+            "subject_id": subject_id,
+            "memories": [r.as_json() for r in found],
+            "context": context,
+            "protected_reason": getattr(found, "reason", None),
+        }
     )
 
 

@@ -1,0 +1,279 @@
+"""Every memory write of curate's publish and rollback, behind three functions.
+
+SPEC §8.1 wants one owner of memory state (commit, retire, …) that the gate, review,
+revalidation, forget and curate all call. Until that module is merged here, these write
+the same row shapes as ``services/gate/commit.py`` + ``services/gate/batch.py`` (commit)
+and ``services/revalidation/store.py`` (take out of recall), which curate may not import.
+Re-point them at the state owner (``lock_memories``/``commit_versions``/
+``take_out_of_recall``) and nothing else in curate changes.
+
+Set-based: one statement per table for a whole switch, because a tenant-wide publish
+holds recall blocked while it writes. Callers own the transaction and lock first.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, select, update
+
+from shared.db import dumps, in_list, insert_ignore, pairs_in
+from shared.models import MemoryStatus, ProposalState, Topic
+from shared.outbox import emit_many
+from shared.schema import (
+    FACT_KEY_COLUMNS,
+    current_memories,
+    fact_keys,
+    memory_evidence,
+    memory_versions,
+    proposals,
+)
+
+
+class CompareAndSetFailed(RuntimeError):
+    """A fact key moved although we held its lock: a bug, never a user error."""
+
+
+@dataclass(frozen=True)
+class CuratedVersion:
+    """One version to commit on a locked fact key (``fact_row`` from :func:`lock_facts`)."""
+
+    fact_row: dict[str, Any]
+    value: Any
+    evidence: list[tuple[str, int]]  # (message_id, revision): every message that says it
+    formation_id: str  # stands in the proposal_id column: a reviewed plan, not a proposal
+    valid_from: datetime
+    expires_at: datetime | None
+    derived_from: list[str]  # the source versions it was formed from
+
+    @property
+    def memory_id(self) -> str:
+        return str(self.fact_row["memory_id"])
+
+    @property
+    def version(self) -> int:
+        return int(self.fact_row["current_version"]) + 1
+
+
+def lock_facts(
+    conn: Connection, keys: dict[str, dict[str, str]], now: datetime
+) -> dict[str, dict[str, Any]]:
+    """Create missing fact-key rows (``memory_id -> key``), then lock them all in memory_id
+    order — the order every writer uses, so writers wait for each other but never
+    deadlock. On SQLite the transaction already holds the database write lock."""
+    if not keys:
+        return {}
+    # ON CONFLICT DO NOTHING: a concurrent writer may create the same key; a row to lock
+    # exists either way, so first writers of a new fact serialise on it.
+    insert_ignore(
+        conn,
+        fact_keys,
+        [
+            {**key, "memory_id": mid, "current_version": 0, "updated_at": now}
+            for mid, key in sorted(keys.items())
+        ],
+        list(FACT_KEY_COLUMNS),
+    )
+    stmt = (
+        select(fact_keys)
+        .where(in_list(conn, fact_keys.c.memory_id, sorted(keys)))
+        .order_by(fact_keys.c.memory_id)
+    )
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    return {r.memory_id: dict(r._mapping) for r in conn.execute(stmt)}
+
+
+def commit_new_versions(
+    conn: Connection, items: list[CuratedVersion], now: datetime
+) -> list[tuple[str, int]]:
+    """Append committed versions on locked fact keys, retire the versions they replace
+    (only if still COMMITTED), link every evidence message, move the projection, emit
+    ``memory.committed``. Returns ``(memory_id, version)`` of each."""
+    if not items:
+        return []
+    # Compare-and-set even under the lock: a second guard that history is never overwritten.
+    moved = conn.execute(
+        update(fact_keys)
+        .where(
+            fact_keys.c.id == bindparam("b_id"), fact_keys.c.current_version == bindparam("b_old")
+        )
+        .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now")),
+        [
+            {"b_id": i.fact_row["id"], "b_old": i.version - 1, "b_new": i.version, "b_now": now}
+            for i in items
+        ],
+    ).rowcount
+    if moved != len(items):
+        raise CompareAndSetFailed(f"{len(items) - moved} fact keys moved under lock")
+    replaced = [i for i in items if i.version > 1]
+    if replaced:
+        conn.execute(
+            update(memory_versions)
+            .where(
+                memory_versions.c.memory_id == bindparam("b_mid"),
+                memory_versions.c.version == bindparam("b_ver"),
+                memory_versions.c.status == MemoryStatus.COMMITTED,
+            )
+            .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to")),
+            [
+                {"b_mid": i.memory_id, "b_ver": i.version - 1, "b_to": i.valid_from}
+                for i in replaced
+            ],
+        )
+        _proposals_superseded(
+            conn,
+            replaced[0].fact_row["tenant_id"],
+            [(i.memory_id, i.version - 1) for i in replaced],
+        )
+    conn.execute(
+        memory_versions.insert(),
+        [
+            {
+                "memory_id": i.memory_id,
+                "version": i.version,
+                **{k: i.fact_row[k] for k in FACT_KEY_COLUMNS},
+                "value_json": dumps(i.value),
+                "status": MemoryStatus.COMMITTED,
+                "status_reason": None,
+                "proposal_id": i.formation_id,
+                "auto": False,
+                "supersedes": i.version - 1 if i.version > 1 else None,
+                "derived_from": json.dumps(sorted(i.derived_from)),
+                "valid_from": i.valid_from,
+                "valid_to": None,
+                "recorded_at": now,
+                "expired_at": None,
+                "expires_at": i.expires_at,
+            }
+            for i in items
+        ],
+    )
+    # ON CONFLICT DO NOTHING: the same message twice is one support
+    insert_ignore(
+        conn,
+        memory_evidence,
+        [
+            {
+                "memory_id": i.memory_id,
+                "version": i.version,
+                "tenant_id": i.fact_row["tenant_id"],
+                "message_id": message_id,
+                "revision": revision,
+            }
+            for i in items
+            for message_id, revision in sorted(set(i.evidence))
+        ],
+        ["memory_id", "version", "message_id", "revision"],
+    )
+    ids = [i.memory_id for i in items]
+    conn.execute(delete(current_memories).where(in_list(conn, current_memories.c.memory_id, ids)))
+    conn.execute(
+        current_memories.insert(),
+        [
+            {
+                "memory_id": i.memory_id,
+                "version": i.version,
+                **{k: i.fact_row[k] for k in FACT_KEY_COLUMNS},
+                "value_json": dumps(i.value),
+                "expires_at": i.expires_at,
+                "updated_at": now,
+            }
+            for i in items
+        ],
+    )
+    emit_many(
+        conn,
+        [
+            (
+                Topic.MEMORY_COMMITTED,
+                f"{i.memory_id}:{i.version}",
+                i.fact_row["tenant_id"],
+                {
+                    "memory_id": i.memory_id,
+                    "version": i.version,
+                    "subject_id": i.fact_row["subject_id"],
+                },
+            )
+            for i in items
+        ],
+    )
+    return [(i.memory_id, i.version) for i in items]
+
+
+def retire_versions(
+    conn: Connection,
+    tenant_id: str,
+    refs: list[tuple[str, int]],
+    now: datetime,
+    *,
+    reason: str,
+) -> list[tuple[str, int]]:
+    """Take committed versions out of recall as SUPERSEDED with ``reason`` (history kept,
+    projection rows dropped, the vector sink told). Returns the ones that were still
+    committed; the others are left as they are."""
+    if not refs:
+        return []
+    wanted = set(refs)
+    live = sorted(
+        (r.memory_id, r.version)
+        for r in conn.execute(
+            select(memory_versions.c.memory_id, memory_versions.c.version).where(
+                pairs_in(conn, memory_versions.c.memory_id, memory_versions.c.version, refs),
+                memory_versions.c.status == MemoryStatus.COMMITTED,
+            )
+        )
+        if (r.memory_id, r.version) in wanted
+    )
+    if not live:
+        return []
+    params = [{"b_mid": m, "b_ver": v} for m, v in live]
+    conn.execute(
+        update(memory_versions)
+        .where(
+            memory_versions.c.memory_id == bindparam("b_mid"),
+            memory_versions.c.version == bindparam("b_ver"),
+            memory_versions.c.status == MemoryStatus.COMMITTED,
+        )
+        .values(status=MemoryStatus.SUPERSEDED, status_reason=reason, expired_at=now),
+        params,
+    )
+    _proposals_superseded(conn, tenant_id, live)
+    conn.execute(
+        delete(current_memories).where(
+            current_memories.c.memory_id == bindparam("b_mid"),
+            current_memories.c.version == bindparam("b_ver"),
+        ),
+        params,
+    )
+    emit_many(
+        conn,
+        [
+            (
+                Topic.MEMORY_REVOKED,
+                f"{m}:{v}:{MemoryStatus.SUPERSEDED.value}",
+                tenant_id,
+                {"memory_id": m, "version": v},
+            )
+            for m, v in live
+        ],
+    )
+    return live
+
+
+def _proposals_superseded(conn: Connection, tenant_id: str, refs: list[tuple[str, int]]) -> None:
+    """The proposals that formed these versions are superseded too. One statement on the
+    (tenant, state) index: proposals has no memory_id index, and a COMMITTED proposal only
+    ever belongs to its memory's current version, so the pair superset is exact here."""
+    conn.execute(
+        update(proposals)
+        .where(
+            proposals.c.tenant_id == tenant_id,
+            proposals.c.state == ProposalState.COMMITTED,
+            pairs_in(conn, proposals.c.memory_id, proposals.c.memory_version, refs),
+        )
+        .values(state=ProposalState.SUPERSEDED)
+    )

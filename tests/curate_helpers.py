@@ -1,0 +1,92 @@
+"""Small factories for the curate tests: memories through the real pipeline, principals,
+and a run taken to any stage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+
+from services.curate.publish import publish
+from services.curate.stages import (
+    RulesRewriter,
+    attest_plan,
+    check_plan,
+    make_plan,
+    review_plan,
+    take_snapshot,
+)
+from services.ingest.io import ingest_turns
+from services.pipeline import drain
+from services.recall.query import recall
+from shared.auth import Principal, Scope
+from shared.models import Turn
+from shared.registry import default_registry
+from tests.conftest import turn_dict
+
+
+def people(tenant: str) -> dict[str, Principal]:
+    return {
+        "planner": Principal("planner", tenant, frozenset({Scope.ADMIN})),
+        "reviewer": Principal("reviewer", tenant, frozenset({Scope.REVIEW})),
+        "attester": Principal("attester", tenant, frozenset({Scope.ADMIN})),
+    }
+
+
+def say_all(engine: Engine, tenant: str, lines: list[tuple[str, str, str]]) -> None:
+    """``(message_id, subject, text)``; one day apart, in order, then the pipeline runs."""
+    turns = [
+        Turn.model_validate(
+            turn_dict(
+                tenant,
+                text,
+                message_id=mid,
+                subject=subject,
+                created_at=f"2026-05-{1 + n % 28:02d}T09:00:00Z",
+            )
+        )
+        for n, (mid, subject, text) in enumerate(lines)
+    ]
+    ingest_turns(turns, engine=engine)
+    drain(engine)
+
+
+def values(engine: Engine, tenant: str, subject: str = "u1") -> list[str]:
+    return sorted(str(m.value) for m in recall(tenant, subject, engine=engine, k=1000))
+
+
+def statement(out: dict[str, Any], sampled: list[str]) -> dict[str, Any]:
+    return {"plan_hash": out["plan_hash"], "saw_catalogue": True, "sampled": sampled}
+
+
+def sample_of(engine: Engine, tenant: str, run_id: str) -> list[str]:
+    """One source of each kind in the run: a sample that covers the high-risk kinds."""
+    from services.curate.runs import get_run, items_of
+    from shared.db import unit_of_work
+
+    with unit_of_work(engine) as uow:
+        items = items_of(get_run(uow.conn, run_id))
+    first: dict[str, str] = {}
+    for item in items:
+        first.setdefault(item["kind"], item["source"])
+    return sorted(first.values())
+
+
+def to_attested(
+    engine: Engine, tenant: str, subjects: list[str] | None = None, **snap: Any
+) -> dict[str, Any]:
+    who = people(tenant)
+    out = take_snapshot(who["planner"], tenant, subjects, engine=engine, **snap)
+    run = out["run_id"]
+    make_plan(who["planner"], run, RulesRewriter(default_registry()), engine=engine)
+    check = check_plan(who["planner"], run, engine=engine)
+    assert check["problems"] == [], check["problems"]
+    reviewed = review_plan(who["reviewer"], run, engine=engine)
+    return attest_plan(
+        who["attester"], run, statement(reviewed, sample_of(engine, tenant, run)), engine=engine
+    )
+
+
+def curate(engine: Engine, tenant: str, **kw: Any) -> dict[str, Any]:
+    attested = to_attested(engine, tenant, **kw)
+    return publish(people(tenant)["planner"], attested["run_id"], engine=engine)
