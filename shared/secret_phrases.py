@@ -96,11 +96,12 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 _CVV = re.compile(r"cvv2?|cvc2?|csc|security[ -]code|安全码", re.IGNORECASE)
-_PLACEHOLDER = re.compile(
+PLACEHOLDER = re.compile(
     r"[*•·x#.\-]+|<[^>]*>|\[[^\]]*\]|\{\{?[^}]*\}?\}|\$\{?[A-Z_]+\}?|%[A-Z_]+%"
 )
-# Words that follow "password is" in prose about a password rather than stating one.
-_PROSE_WORDS = """a an the my your our his her their its this that these those it it's is was
+# Words that follow "password is" in prose about a password rather than stating one
+# (shared with shared.secret_spoken).
+PROSE_WORDS = """a an the my your our his her their its this that these those it it's is was
     not no yes none null nil empty blank required optional mandatory needed incorrect wrong invalid
     valid correct right expired weak strong too very so same different changed reset set stored
     saved encrypted hashed hidden secret private protected safe secure insecure long short
@@ -113,7 +114,7 @@ _PROSE_WORDS = """a an the my your our his her their its this that these those i
     ours please thanks whatever somewhere unique random temporary personal important
     confidential useless useful complicated needs must should can will would could may might
     redacted placeholder unset n/a na tbd todo same-as-before see check ask"""
-_PROSE = frozenset(_PROSE_WORDS.split())
+_PROSE = frozenset(PROSE_WORDS.split())
 # One unquoted value: no space, no CJK (the sentence goes on in Chinese right after a value,
 # "密码是abc123别忘了"). The cap, longer than any password, keeps "pw=pw=pw=…" linear.
 _VALUE_RUN = re.compile(r"[^\s\u2e80-\U0010ffff]{1,256}")
@@ -138,7 +139,7 @@ def _take_value(text: str, pos: int) -> tuple[int, int, bool] | None:
 
 def _plausible(kind: str, value: str, bare: bool, cue: str) -> bool:
     """Whether ``value`` reads as a literal secret rather than words about one."""
-    if _PLACEHOLDER.fullmatch(value) or value.lower() in _PROSE or value[0] in "<{[":
+    if PLACEHOLDER.fullmatch(value) or value.lower() in _PROSE or value[0] in "<{[":
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
