@@ -36,6 +36,7 @@ from shared.schema import (
     suppressions,
     tenant_policies,
 )
+from shared.secret_mask import spans_from_json
 
 
 def waves(items: list[Verified]) -> list[list[Verified]]:
@@ -107,6 +108,8 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             text=r.text,
             status=r.status,
             created_at=in_offset(r.created_at, r.utc_offset_minutes),
+            masked_spans=spans_from_json(r.masked_spans),
+            secret_unlocated=bool(r.secret_unlocated),
         )
         for k, r in latest.items()
     }

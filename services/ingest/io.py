@@ -1,5 +1,6 @@
 """Ingest: store turns immutably with their text sha256 and an outbox ``turn.received`` row,
-in one transaction per batch."""
+in one transaction per batch. Secrets are masked before anything is stored (SPEC §5.6 v2):
+the stored text, its sha256 and every later copy hold ``*`` where a secret was."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work
 from shared.models import Topic, Turn
 from shared.outbox import emit_many
 from shared.schema import messages
+from shared.secret_mask import Masked, mask_secrets
 
 
 class IngestRefused(ValueError):
@@ -70,8 +72,12 @@ def ingest_many(
     stored = duplicates = 0
     rows, events = [], []
     batch_seen = _existing_fingerprints(conn, {(t.tenant_id, t.message_id) for t in turns})
+    previous = _last_session_texts(conn, turns)
     for turn in turns:
-        text_sha = sha256_hex(turn.text)
+        session = (turn.tenant_id, turn.session_id)
+        masked = mask_secrets(turn.text, previous=previous.get(session))
+        previous[session] = turn.text
+        text_sha = sha256_hex(masked.text)
         fp = _fingerprint(
             turn.tenant_id,
             turn.subject_id,
@@ -103,7 +109,7 @@ def ingest_many(
                 "role": turn.role.value,
                 "source": turn.source.value,
                 "author_id": turn.author,
-                "text": turn.text,
+                **_masked_columns(masked),
                 "text_sha256": text_sha,
                 "created_at": turn.created_at,
                 "utc_offset_minutes": offset_minutes(turn.created_at),
@@ -129,6 +135,39 @@ def ingest_many(
         emit_many(conn, events)
         stored = len(rows)
     return IngestResult(stored=stored, duplicates=duplicates)
+
+
+def _masked_columns(masked: Masked) -> dict[str, object]:
+    """The ``messages`` columns that carry a masked text: the caller adds its sha256."""
+    return {
+        "text": masked.text,
+        "masked_spans": masked.spans_json(),
+        "secret_unlocated": masked.unlocated,
+    }
+
+
+def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
+    """The latest stored turn of each session in the batch: a turn ending "my PIN is" makes
+    the start of the next one a secret."""
+    out: dict[tuple[str, str], str] = {}
+    for tenant_id, session_id in {(t.tenant_id, t.session_id) for t in turns}:
+        # a re-sent turn is not its own context: a duplicate must mask the same way again
+        ids = [
+            t.message_id for t in turns if (t.tenant_id, t.session_id) == (tenant_id, session_id)
+        ]
+        text = conn.execute(
+            select(messages.c.text)
+            .where(
+                messages.c.tenant_id == tenant_id,
+                messages.c.session_id == session_id,
+                messages.c.message_id.not_in(ids),
+            )
+            .order_by(messages.c.created_at.desc(), messages.c.id.desc())
+            .limit(1)
+        ).scalar()
+        if text:
+            out[(tenant_id, session_id)] = text
+    return out
 
 
 def _existing_fingerprints(

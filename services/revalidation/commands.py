@@ -12,9 +12,11 @@ from sqlalchemy import Connection, Engine, select, update
 from services.revalidation import store
 from shared.canonical import claim_text, normalized_content_hash, sha256_hex
 from shared.db import get_engine, insert_ignore, unit_of_work, utcnow
+from shared.erasure import erase_message_text
 from shared.models import MemoryStatus, MessageStatus, Topic
 from shared.outbox import emit
 from shared.schema import current_memories, memory_versions, messages, proposals, suppressions
+from shared.secret_mask import mask_secrets
 
 
 class UnknownMessage(LookupError):
@@ -102,7 +104,8 @@ def supersede_message(
         old = _latest(conn, tenant_id, message_id)
         if old.status == MessageStatus.REVOKED:  # type: ignore[attr-defined]
             raise Refused(f"message {message_id} is revoked; a revoked message is not edited")
-        if old.text_sha256 == sha256_hex(new_text):  # type: ignore[attr-defined]
+        masked = mask_secrets(new_text)  # the edit is stored masked, like any turn
+        if old.text_sha256 == sha256_hex(masked.text):  # type: ignore[attr-defined]
             return int(old.revision)  # type: ignore[attr-defined]
         revision = int(old.revision) + 1  # type: ignore[attr-defined]
         conn.execute(
@@ -115,8 +118,10 @@ def supersede_message(
                 role=old.role,  # type: ignore[attr-defined]
                 source=old.source,
                 author_id=old.author_id,
-                text=new_text,  # type: ignore[attr-defined]
-                text_sha256=sha256_hex(new_text),
+                text=masked.text,
+                masked_spans=masked.spans_json(),
+                secret_unlocated=masked.unlocated,
+                text_sha256=sha256_hex(masked.text),
                 created_at=old.created_at,  # type: ignore[attr-defined]
                 utc_offset_minutes=old.utc_offset_minutes,  # type: ignore[attr-defined]
                 received_at=now,
@@ -180,7 +185,8 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     In one transaction: suppression rows keep only the normalised content hash of each claim
     (value and evidence sentence); dependent versions are FORGOTTEN, their values erased from
     history and projection; pending candidates are withdrawn and their values erased; the
-    message is revoked. Paraphrases are not caught. Returns how many versions were forgotten.
+    message is revoked and the text of every revision erased (its sha256 stays). Paraphrases
+    are not caught. Returns how many versions were forgotten.
     """
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
@@ -246,5 +252,6 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
             .values(value_json=None)
         )
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
+        erase_message_text(conn, tenant_id, message_id, now)
         uow.commit()
     return len(deps)
