@@ -1,5 +1,11 @@
 """Residue audit (SPEC §9): nothing revoked, forgotten or superseded may remain where recall
-or the index could find it, and suppression rows may hold no text."""
+or the index could find it, and suppression rows may hold no text.
+
+Forgotten content is searched for by its suppression hash (the only trace forget keeps):
+every string in outbox payloads, dead letters and shadow tables, and each sentence of it,
+is hashed the same way and compared with the tenant's suppression rows. Forgotten messages
+must have had their text erased.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,27 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    func,
+    inspect,
+    select,
+)
 
 from shared import provenance
 from shared.db import get_engine, unit_of_work
+from shared.erasure import holds_forgotten
 from shared.models import MemoryStatus
 from shared.schema import (
     current_memories,
     memory_versions,
+    messages,
     outbox,
     proposals,
     suppressions,
@@ -139,6 +158,20 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
                     "problem": f"{undrained} events not yet relayed; run after the cascade drains",
                 }
             )
+        forgotten = _forgotten_hashes(conn, tenant_id)
+        report.findings += _forgotten_in_outbox(conn, tenant_id, forgotten)
+        report.findings += _forgotten_in_side_tables(conn, tenant_id, forgotten)
+        report.findings += [
+            {"where": "messages", "message": r.message_id, "problem": "forgotten text still stored"}
+            for r in conn.execute(
+                scoped(
+                    select(messages.c.message_id).where(
+                        messages.c.erased_at.is_not(None), messages.c.text != ""
+                    ),
+                    messages,
+                )
+            )
+        ]
         report.checked = {
             "projection_rows": len(projection),
             "vector_rows": len(vectors),
@@ -147,3 +180,55 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
             ).scalar_one(),
         }
     return report
+
+
+def _forgotten_hashes(conn: Connection, tenant_id: str | None) -> dict[str, set[str]]:
+    """Suppression hashes per tenant."""
+    stmt = select(suppressions.c.tenant_id, suppressions.c.content_hash)
+    if tenant_id:
+        stmt = stmt.where(suppressions.c.tenant_id == tenant_id)
+    out: dict[str, set[str]] = {}
+    for r in conn.execute(stmt):
+        out.setdefault(r.tenant_id, set()).add(r.content_hash)
+    return out
+
+
+def _forgotten_in_outbox(
+    conn: Connection, tenant_id: str | None, forgotten: dict[str, set[str]]
+) -> list[dict[str, Any]]:
+    stmt = select(outbox.c.id, outbox.c.tenant_id, outbox.c.topic, outbox.c.payload)
+    if tenant_id:
+        stmt = stmt.where(outbox.c.tenant_id == tenant_id)
+    return [
+        {"where": "outbox", "event": r.id, "topic": r.topic, "problem": "holds forgotten content"}
+        for r in conn.execute(stmt)
+        if holds_forgotten(r.payload, forgotten.get(r.tenant_id, set()))
+    ]
+
+
+def _side_tables(conn: Connection) -> list[Table]:
+    """Shadow and dead-letter tables that exist in this database, reflected, so one added by
+    a later migration is searched too."""
+    names = [n for n in inspect(conn).get_table_names() if n.startswith("shadow") or "dead" in n]
+    if not names:
+        return []
+    reflected = MetaData()
+    reflected.reflect(conn, only=names)
+    return [reflected.tables[n] for n in names]
+
+
+def _forgotten_in_side_tables(
+    conn: Connection, tenant_id: str | None, forgotten: dict[str, set[str]]
+) -> list[dict[str, Any]]:
+    findings: list[dict[str, Any]] = []
+    every = set().union(*forgotten.values()) if forgotten else set()
+    for table in _side_tables(conn):
+        columns = [c for c in table.columns if isinstance(c.type, String | Text)]
+        stmt = select(*columns)
+        if tenant_id and "tenant_id" in table.c:
+            stmt = stmt.where(table.c.tenant_id == tenant_id)
+        for row in conn.execute(stmt):
+            hashes = forgotten.get(getattr(row, "tenant_id", ""), every)
+            if any(holds_forgotten(v, hashes) for v in row):
+                findings.append({"where": table.name, "problem": "holds forgotten content"})
+    return findings

@@ -137,12 +137,17 @@ def _take_value(text: str, pos: int) -> tuple[int, int, bool] | None:
     return (pos, end, False) if end > pos else None
 
 
+_DIGIT = re.compile(r"\d")
+_ALPHA = re.compile(r"[^\W\d_]")
+
+
 def _plausible(kind: str, value: str, bare: bool, cue: str) -> bool:
     """Whether ``value`` reads as a literal secret rather than words about one."""
     if PLACEHOLDER.fullmatch(value) or value.lower() in _PROSE or value[0] in "<{[":
         return False
-    has_digit = any(c.isdigit() for c in value)
-    has_alpha = any(c.isalpha() for c in value)
+    # regex searches, not per-character loops: "pw=pw=pw=…" tries a long value at every cue
+    has_digit = _DIGIT.search(value) is not None
+    has_alpha = _ALPHA.search(value) is not None
     if kind == PIN:
         if value.isdigit():
             return len(value) >= (3 if _CVV.fullmatch(cue) else 4) and len(value) <= 12
@@ -192,7 +197,10 @@ def _cue_kind(m: re.Match[str]) -> str:
 
 def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)`` for each stated password, PIN, key or id in ``text``."""
+    reach = -1  # end of the last value: a cue inside it ("pw=pw=pw=…") is part of it
     for m in _CUE.finditer(text):
+        if m.start() < reach:
+            continue
         kind = _cue_kind(m)
         # Only English needs a strong shape after a bare space ("password manager"); a
         # Chinese cue followed by ASCII ("密码 sunshine") is already a stated value. "pass"
@@ -203,6 +211,7 @@ def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
         cue = m.group("pin") or m.group("zpin") or ""
         span = _forward_value(text, m.end(), kind, bare, cue)
         if span:
+            reach = span[1]
             yield kind, *span
     for m in _SET_TO.finditer(text):
         span = _forward_value(text, m.end(), PASSWORD, False, "")

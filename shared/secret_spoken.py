@@ -174,13 +174,27 @@ def _kind(m: re.Match[str]) -> str:
     return PASSWORD
 
 
+# Every cue above contains one of these; a text with none of them skips the big patterns.
+_TRIGGERS = re.compile(
+    r"key|pass|pw|code|pin|comb|log|sign|ssh|connect|seed|phrase|mnemonic|word|answer|maiden"
+    r"|pet|here|below|send|密|口令|码|助记|短语|答案|下一条|下条|下面",
+    re.IGNORECASE,
+)
+
+
 def find_spoken_secrets(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)`` for each spoken secret in ``text`` (folded)."""
+    if not _TRIGGERS.search(text):
+        return
+    reach = -1  # end of the last value: a cue inside it is part of it
     for m in _CUE.finditer(text):
+        if m.start() < reach:
+            continue
         kind = _kind(m)
         span = _value_at(text, m.end(), kind)
         if span:
             start, end = span
+            reach = end
             if _SPOKEN_PIN.fullmatch(text[start:end]):
                 kind = PIN
             yield (PASSWORD if kind == LOGIN else kind), start, end

@@ -37,7 +37,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import accumulate
@@ -246,15 +246,25 @@ def _looks_random(token: str) -> bool:
     return entropy >= 3.5 and runs / len(token) >= 0.35
 
 
-def _high_entropy(
-    text: str, taken: list[tuple[SecretKind, int, int]]
-) -> Iterator[tuple[SecretKind, int, int]]:
+def _overlap_test(taken: list[tuple[SecretKind, int, int]]) -> Callable[[int, int], bool]:
+    """``(start, end) -> overlaps a taken span``, in log time (texts may hold many spans)."""
     spans = sorted((s, e) for _, s, e in taken)
     starts = [s for s, _ in spans]
     ends_so_far = list(accumulate((e for _, e in spans), max))
+
+    def overlaps(start: int, end: int) -> bool:
+        i = bisect_left(starts, end)
+        return bool(i) and ends_so_far[i - 1] > start
+
+    return overlaps
+
+
+def _high_entropy(
+    text: str, taken: list[tuple[SecretKind, int, int]]
+) -> Iterator[tuple[SecretKind, int, int]]:
+    overlaps = _overlap_test(taken)
     for m in _ENTROPY_TOKEN.finditer(text):
-        i = bisect_left(starts, m.end())
-        if i and ends_so_far[i - 1] > m.start():
+        if overlaps(m.start(), m.end()):
             continue  # already named by a more specific layer ("TOKEN=ghp_…")
         lo = max(0, m.start() - 2048)  # no URL is longer; keeps long texts linear
         cut = max(text.rfind(" ", lo, m.start()), text.rfind("\n", lo, m.start()), lo - 1)
@@ -272,9 +282,9 @@ def _context_entropy(
     word, a 32-hex string is as likely a commit or a checksum; with it, it is the key."""
     if not _KEY_CONTEXT.search(text):
         return
-    spans = [(s, e) for _, s, e in taken]
+    overlaps = _overlap_test(taken)
     for m in _CONTEXT_TOKEN.finditer(text):
-        if any(s < m.end() and m.start() < e for s, e in spans):
+        if overlaps(m.start(), m.end()):
             continue
         before = text[max(0, m.start() - 40) : m.start()]
         if not _KEY_CONTEXT.search(before) or "://" in before.rsplit(" ", 1)[-1]:

@@ -140,7 +140,7 @@ def fold(text: str) -> Folded:
                 flags.add(FoldFlag.CONFUSABLE)
             out.append(piece)
             origin.append(i)
-    if any("\u3400" <= c <= "\ufaff" for c in out) and _simplify(out):
+    if _CJK.search("".join(out)) and _simplify(out):
         flags.add(FoldFlag.TRADITIONAL)
     return Folded("".join(out), tuple(origin), frozenset(flags), len(text))
 

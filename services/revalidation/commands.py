@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, select, update
 from services.revalidation import store
 from shared.canonical import claim_text, normalized_content_hash, sha256_hex
 from shared.db import get_engine, insert_ignore, unit_of_work, utcnow
-from shared.erasure import erase_message_text
+from shared.erasure import forget_text
 from shared.models import MemoryStatus, MessageStatus, Topic
 from shared.outbox import emit
 from shared.schema import current_memories, memory_versions, messages, proposals, suppressions
@@ -185,8 +185,9 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     In one transaction: suppression rows keep only the normalised content hash of each claim
     (value and evidence sentence); dependent versions are FORGOTTEN, their values erased from
     history and projection; pending candidates are withdrawn and their values erased; the
-    message is revoked and the text of every revision erased (its sha256 stays). Paraphrases
-    are not caught. Returns how many versions were forgotten.
+    message is revoked, the text of every revision erased (its sha256 stays) and the claim
+    scrubbed from outbox payloads. Paraphrases are not caught. Returns how many versions were
+    forgotten.
     """
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
@@ -252,6 +253,6 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
             .values(value_json=None)
         )
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
-        erase_message_text(conn, tenant_id, message_id, now)
+        forget_text(conn, tenant_id, message_id, hashes, now)
         uow.commit()
     return len(deps)
