@@ -9,6 +9,7 @@ must have had their text erased.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,7 +159,7 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
                     "problem": f"{undrained} events not yet relayed; run after the cascade drains",
                 }
             )
-        forgotten = _forgotten_hashes(conn, tenant_id)
+        forgotten = _forgotten(conn, tenant_id)
         report.findings += _forgotten_in_outbox(conn, tenant_id, forgotten)
         report.findings += _forgotten_in_side_tables(conn, tenant_id, forgotten)
         report.findings += [
@@ -182,19 +183,59 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
     return report
 
 
-def _forgotten_hashes(conn: Connection, tenant_id: str | None) -> dict[str, set[str]]:
-    """Suppression hashes per tenant."""
+@dataclass
+class _Forgotten:
+    """Per tenant: the suppression hashes and the ids of messages whose text was erased."""
+
+    hashes: dict[str, set[str]] = field(default_factory=dict)
+    messages: dict[str, set[str]] = field(default_factory=dict)
+
+    def suspect(self, tenant_id: str, values: list[Any]) -> bool:
+        """Whether a row of ``tenant_id`` with these column values derives from a forgotten
+        message (names its id, as a column or inside a JSON payload) and holds its content.
+        A later message that says the same again is the user's new words, not residue."""
+        ids, hashes = self.messages.get(tenant_id, set()), self.hashes.get(tenant_id, set())
+        if not ids or not hashes:
+            return False
+        named = any(v in ids or (isinstance(v, str) and _names_any(v, ids)) for v in values)
+        return named and any(isinstance(v, str) and holds_forgotten(v, hashes) for v in values)
+
+
+def _names_any(text: str, ids: set[str]) -> bool:
+    try:
+        value: Any = json.loads(text)
+    except ValueError:
+        return False
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str) and v in ids:
+            return True
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def _forgotten(conn: Connection, tenant_id: str | None) -> _Forgotten:
+    out = _Forgotten()
     stmt = select(suppressions.c.tenant_id, suppressions.c.content_hash)
+    erased = select(messages.c.tenant_id, messages.c.message_id).where(
+        messages.c.erased_at.is_not(None)
+    )
     if tenant_id:
         stmt = stmt.where(suppressions.c.tenant_id == tenant_id)
-    out: dict[str, set[str]] = {}
+        erased = erased.where(messages.c.tenant_id == tenant_id)
     for r in conn.execute(stmt):
-        out.setdefault(r.tenant_id, set()).add(r.content_hash)
+        out.hashes.setdefault(r.tenant_id, set()).add(r.content_hash)
+    for r in conn.execute(erased):
+        out.messages.setdefault(r.tenant_id, set()).add(r.message_id)
     return out
 
 
 def _forgotten_in_outbox(
-    conn: Connection, tenant_id: str | None, forgotten: dict[str, set[str]]
+    conn: Connection, tenant_id: str | None, forgotten: _Forgotten
 ) -> list[dict[str, Any]]:
     stmt = select(outbox.c.id, outbox.c.tenant_id, outbox.c.topic, outbox.c.payload)
     if tenant_id:
@@ -202,7 +243,7 @@ def _forgotten_in_outbox(
     return [
         {"where": "outbox", "event": r.id, "topic": r.topic, "problem": "holds forgotten content"}
         for r in conn.execute(stmt)
-        if holds_forgotten(r.payload, forgotten.get(r.tenant_id, set()))
+        if forgotten.suspect(r.tenant_id, [r.payload])
     ]
 
 
@@ -218,17 +259,21 @@ def _side_tables(conn: Connection) -> list[Table]:
 
 
 def _forgotten_in_side_tables(
-    conn: Connection, tenant_id: str | None, forgotten: dict[str, set[str]]
+    conn: Connection, tenant_id: str | None, forgotten: _Forgotten
 ) -> list[dict[str, Any]]:
     findings: list[dict[str, Any]] = []
-    every = set().union(*forgotten.values()) if forgotten else set()
     for table in _side_tables(conn):
         columns = [c for c in table.columns if isinstance(c.type, String | Text)]
         stmt = select(*columns)
         if tenant_id and "tenant_id" in table.c:
             stmt = stmt.where(table.c.tenant_id == tenant_id)
         for row in conn.execute(stmt):
-            hashes = forgotten.get(getattr(row, "tenant_id", ""), every)
-            if any(holds_forgotten(v, hashes) for v in row):
+            values = list(row)
+            tenants = (
+                [getattr(row, "tenant_id", None)]
+                if "tenant_id" in table.c
+                else list(forgotten.messages)
+            )
+            if any(forgotten.suspect(t, values) for t in tenants if t):
                 findings.append({"where": table.name, "problem": "holds forgotten content"})
     return findings

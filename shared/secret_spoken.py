@@ -91,8 +91,12 @@ _LEAD_IN = re.compile(
 )
 _TOKEN = re.compile(r"[\"'“‘「]?([^\s\"'”’」，。；！？,;]{3,128})")
 _TRAILING = ".,;:!?)]}>…"
-_TO_SENTENCE_END = re.compile(r"[^\n.;。；！？!?]{1,400}")
+# "." "!" "?" end the sentence only before a space or the end: "Qz7!harbor" is one word.
+_TO_SENTENCE_END = re.compile(r"(?:[^\n.;。；！？!?]|[.!?](?=\S)){1,400}")
 _PROSE = frozenset(PROSE_WORDS.split())
+_NUMBER_WORDS = frozenset(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+)
 _ZH_PROSE = re.compile(
     r"^(?:多少|什么|啥|忘了|忘记|不知道|不记得|在|写在|贴在|放在|保存在|跟|和|同|一样|不变|没变|改了"
     r"|很|太|比较|非常|挺|有|要|需要|得|必须|由|去|请|问|多长|几位)"
@@ -102,8 +106,8 @@ _ZH_PROSE = re.compile(
 def _plausible(value: str) -> bool:
     """A value, not words about one ("the wifi password is on the fridge")."""
     word = value.lower().rstrip(_TRAILING)
-    if len(word) < 3 or word in _PROSE or _ZH_PROSE.match(value):
-        return False
+    if len(word) < 3 or word in _PROSE or word in _NUMBER_WORDS or _ZH_PROSE.match(value):
+        return False  # "my PIN is four digits long": a length, not the PIN
     if word.isalpha() and word.isascii() and word.endswith(("ing", "ed", "ly")):
         return False
     return not PLACEHOLDER.fullmatch(value.rstrip(_TRAILING)) and value[0] not in "<{[$%"

@@ -163,6 +163,9 @@ _KEY_CONTEXT = re.compile(
     r"|webhook|bearer|session|refresh)[ _-]?(?:key|token|secret|id)|\b(?:key|token|secret"
     r"|credential|creds|totp|otp|2fa|mfa|seed|hmac|salt|signature)s?\b|密钥|秘钥|令牌|凭证"
 )
+_HASH_CONTEXT = re.compile(
+    r"(?i)\b(?:commit|sha(?:1|256|512)?|hash|checksum|digest|md5|rev(?:ision)?|fingerprint)\b"
+)
 _CONTEXT_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 
@@ -289,6 +292,8 @@ def _context_entropy(
         before = text[max(0, m.start() - 40) : m.start()]
         if not _KEY_CONTEXT.search(before) or "://" in before.rsplit(" ", 1)[-1]:
             continue
+        if _HASH_CONTEXT.search(before):
+            continue  # "the sha256 of the key file is …", "key changes in commit …"
         token = m.group().rstrip("=")
         classes = sum(
             (any(c.isupper() for c in token), any(c.islower() for c in token),
@@ -340,6 +345,9 @@ def _resolve(raw: list[tuple[SecretKind, int, int]]) -> list[tuple[SecretKind, i
     return kept
 
 
+_MASKED = "*•· \t\n/-:.,"
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every secret in ``text``, ordered by start, offsets into ``text`` as given.
 
@@ -351,7 +359,9 @@ def find_secrets(text: str) -> list[SecretFinding]:
     raw += _high_entropy(t, raw)
     raw += _context_entropy(t, raw)
     found = []
-    for kind, start, end in _resolve([r for r in raw if r[2] > r[1]]):
+    # A run of mask characters is what a secret became, not a secret (masking is stable).
+    live = [r for r in raw if r[2] > r[1] and t[r[1] : r[2]].strip(_MASKED)]
+    for kind, start, end in _resolve(live):
         orig_start, orig_end = folded.span(start, end)
         found.append(SecretFinding(kind, orig_start, orig_end))
     return found

@@ -5,6 +5,8 @@ payloads and shadow tables."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sqlalchemy import Engine, select
 
@@ -13,8 +15,7 @@ from services.pipeline import drain
 from services.revalidation.commands import forget_message, supersede_message
 from shared.db import unit_of_work, utcnow
 from shared.models import Topic
-from shared.outbox import emit
-from shared.schema import messages, shadow_decisions
+from shared.schema import messages, outbox, shadow_decisions
 from tests.test_revocation import say, values
 
 ORIGINAL = "Remember that my favourite test runner is pytest."
@@ -71,8 +72,18 @@ def test_audit__finds_forgotten_content_in_an_outbox_payload_and_a_shadow_table(
     drain(store)
     assert audit(tenant, engine=store).clean
     with unit_of_work(store) as uow:
-        # a stage that copied the claim into its event, as the issue found: the audit must see it
-        emit(uow.conn, Topic.MEMORY_REVOKED, f"{tenant}:leak", tenant, {"note": ORIGINAL})
+        # A stage that copied the claim into its event, as the issue found: already relayed
+        # (sent), so no consumer of the shared test database ever reads this made-up shape.
+        uow.conn.execute(
+            outbox.insert().values(
+                topic=Topic.MEMORY_REVOKED.value,
+                event_key=f"{tenant}:leak",
+                tenant_id=tenant,
+                payload=json.dumps({"message_id": "m1", "note": ORIGINAL}),
+                created_at=utcnow(),
+                sent_at=utcnow(),
+            )
+        )
         uow.conn.execute(
             shadow_decisions.insert().values(
                 run_id="r1",
@@ -82,7 +93,7 @@ def test_audit__finds_forgotten_content_in_an_outbox_payload_and_a_shadow_table(
                 decision="COMMIT",
                 reasons="REMEMBER THAT my favourite test runner is pytest!",
                 normalized_key="preference.note",
-                message_id="m9",
+                message_id="m1",
                 decided_at=utcnow(),
             )
         )
