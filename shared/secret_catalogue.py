@@ -168,13 +168,40 @@ def _line(text: str, start: int, end: int) -> str:
     return text[lo : hi if hi >= 0 else len(text)]
 
 
+@cache
+def _keyword_index() -> tuple[re.Pattern[str], dict[str, frozenset[int]], frozenset[int]]:
+    """A one-pass finder for every rule keyword; for each keyword, the rules of every keyword
+    it contains (a shorter keyword at the same place is a prefix of the one the finder
+    reports); and the rules with no keyword (they always run)."""
+    compiled = rules()[0]
+    by_word: dict[str, set[int]] = {}
+    for i, rule in enumerate(compiled):
+        for k in rule.keywords:
+            by_word.setdefault(k, set()).add(i)
+    covered = {
+        word: frozenset(i for other, rs in by_word.items() if other in word for i in rs)
+        for word in by_word
+    }
+    alternation = "|".join(map(re.escape, sorted(by_word, key=len, reverse=True)))
+    # A lookahead matches at every position, so keywords that overlap are all seen.
+    always = frozenset(i for i, rule in enumerate(compiled) if not rule.keywords)
+    return re.compile(f"(?=({alternation}))"), covered, always
+
+
+def _candidates(lower: str) -> list[int]:
+    """Positions of the rules whose keywords occur in ``lower``, in catalogue order."""
+    finder, covered, always = _keyword_index()
+    picked = set(always)
+    for word in {m.group(1) for m in finder.finditer(lower)}:
+        picked |= covered[word]
+    return sorted(picked)
+
+
 def find_catalogued(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(rule_id, start, end)`` for each secret a gitleaks rule finds in ``text``."""
-    lower = text.lower()
     compiled, global_allow = rules()
-    for rule in compiled:
-        if rule.keywords and not any(k in lower for k in rule.keywords):
-            continue
+    for position in _candidates(text.lower()):
+        rule = compiled[position]
         for m in rule.pattern.finditer(text):
             start, end = _secret_span(rule, m)
             secret = text[start:end]

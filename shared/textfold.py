@@ -117,6 +117,8 @@ def fold(text: str) -> Folded:
     exact, and the only difference (combining sequences) does not occur in ASCII secrets.
     Cached: the gate folds one sentence for several checks.
     """
+    if text.isascii():  # nothing to fold: the common case, kept cheap
+        return Folded(text, tuple(range(len(text))), frozenset(), len(text))
     out: list[str] = []
     origin: list[int] = []
     flags: set[FoldFlag] = set()
