@@ -76,6 +76,7 @@ def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
         if length is None:
             continue
         chars, end = list(m.group()), m.end()
+        cuts = []  # how many characters came before each separator
         while len(chars) < length and end < len(text):
             if text[end].isascii() and text[end].isalnum():
                 chars.append(text[end])
@@ -84,9 +85,12 @@ def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
             sep = _IBAN_SEP.match(text, end)
             if not (sep and sep.end() < len(text) and text[sep.end()].isalnum()):
                 break
+            cuts.append(len(chars))
             end = sep.end()
         if end < len(text) and text[end].isascii() and text[end].isalnum():
             continue  # the run goes on: longer than this country's IBAN
+        if cuts and cuts != list(range(4, 4 * len(cuts) + 1, 4)):
+            continue  # written in groups, but not of four: a UUID or a list, not an IBAN
         if len(chars) == length and iban_valid("".join(chars)):
             yield IBAN, m.start(), end
 

@@ -145,7 +145,7 @@ _LOCATION_ZH = re.compile(
 _CONTACT = re.compile(
     r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     # spelled out to dodge scanners: "bob at example dot com", "bob [at] example [dot] com"
-    r"|\b[\w.+-]+\s*(?:[\[({<]\s*at\s*[\])}>]|\s+at\s+|艾特|圈a)\s*[\w-]+"
+    r"|(?<![\w.+-])[\w.+-]{1,64}\s*(?:[\[({<]\s*at\s*[\])}>]|\s+at\s+|艾特|圈a)\s*[\w-]{1,64}"
     r"(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\s+dot\s+|点)\s*(?:com|net|org|edu|gov|io|cn|co|uk|de"
     r"|info|me|dev|ai|app)\b|\.(?:com|net|org|edu|gov|io|cn|co|uk|de|info|me|dev|ai|app)\b)"
     r"|(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)"
@@ -262,10 +262,17 @@ _THIRD_EN = re.compile(
     rf"|(?-i:\b[A-Z][\w'-]+),\s+(?:my|our)\s+(?:{_RELATION_EN}),\s+(?:{_FACT_EN})\b",
     re.IGNORECASE,
 )
+# A name after the relation ("我老板老王喜欢…"): 老/小/阿 + one character, or a common
+# surname + one or two; not any characters ("客户端是…", "同事说可以…").
+_ZH_NAME = (
+    r"(?:老|小|阿)[\u4e00-\u9fff]|[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭"
+    r"曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛闫段"
+    r"雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤][\u4e00-\u9fff]{1,2}?"
+)
 _THIRD_ZH = re.compile(
     r"(?:同事|老板|领导|经理|上司|老婆|老公|妻子|丈夫|媳妇|女朋友|男朋友|女友|男友|我妈|妈妈|我爸|爸爸"
     r"|母亲|父亲|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|朋友|室友|邻居|客户|同学|老师|爷爷|奶奶|外公|外婆"
-    r"|舅舅|阿姨|叔叔)(?:们)?(?:[\u4e00-\u9fff]{1,3}?)?(?:也|都|一直|最近|现在|已经|刚|还|经常|平时|每天|今年)?"
+    rf"|舅舅|阿姨|叔叔)(?:们)?(?:{_ZH_NAME})?(?:也|都|一直|最近|现在|已经|刚|还|经常|平时|每天|今年)?"
     r"(?:住|是|有|喜欢|爱|讨厌|用|在|得了|患|怀孕|信|投|习惯|偏好|的|不|没|会|要|想|打算)"
 )
 

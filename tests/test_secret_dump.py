@@ -9,7 +9,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import Engine, MetaData, String, Text, select
 
 from services.replay.io import ReplayOptions, replay
+from shared.db import engine_for
 from tests.test_api import api_client, auth, make_keys, turn
 
 # Pieces joined at run time so this file never reads as a secret to a scanner.
@@ -53,10 +54,12 @@ EDITED = "I prefer pnpm. my new door code is 66120"
 EDITED_CANARY = "66120"
 
 
-def _forms(canary: str) -> set[str]:
-    """The canary as written, without separators, and JSON-escaped (ensure_ascii)."""
+def _forms(canary: str) -> list[re.Pattern[str]]:
+    """The canary as written, without separators, and JSON-escaped (ensure_ascii), as a
+    whole token: a PIN like 7305 also occurs inside hex hashes and ids by chance."""
     bare = re.sub(r"[\s.\-]", "", canary)
-    return {canary, bare, json.dumps(canary)[1:-1], json.dumps(bare)[1:-1]}
+    forms = {canary, bare, json.dumps(canary)[1:-1], json.dumps(bare)[1:-1]}
+    return [re.compile(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])") for f in forms]
 
 
 def _dump(engine: Engine) -> dict[str, str]:
@@ -150,13 +153,25 @@ def _shadow_replay(engine: Engine, tenant: str, tmp_path: Path) -> str:
     return json.dumps(report, ensure_ascii=False, default=str)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def own_store(request: pytest.FixtureRequest, sqlite_engine: Engine) -> Iterator[Engine]:
+    """A database of this test's own on each backend: the dump reads all of it."""
+    if request.param == "sqlite":
+        yield sqlite_engine
+        return
+    engine = engine_for(request.getfixturevalue("fresh_pg_url"))
+    yield engine
+    engine.dispose()
+
+
 def test_secret_dump__no_canary_in_the_database_outputs_or_logs(
-    store: Engine,
+    own_store: Engine,
     make_proposal: Callable[..., dict[str, Any]],
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    store = own_store
     tenant = "dump-" + uuid.uuid4().hex[:8]
     outputs = _through_the_api(store, tenant, make_proposal)
     outputs += _shadow_replay(store, "shadow-" + tenant, tmp_path)
@@ -165,7 +180,7 @@ def test_secret_dump__no_canary_in_the_database_outputs_or_logs(
     assert "messages" in dump and tenant in dump["messages"]  # the dump did read the store
     for canary in _all_canaries():
         for form in _forms(canary):
-            leaked = [name for name, text in dump.items() if form in text]
+            leaked = [name for name, text in dump.items() if form.search(text)]
             assert leaked == [], (canary, leaked)
-            assert form not in outputs, canary
-            assert form not in logs, canary
+            assert not form.search(outputs), canary
+            assert not form.search(logs), canary
