@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
 from shared import classifier_cues as cues
 from shared.reltime import Granularity, find_relative_times
+from shared.textfold import folded_text
 
 
 class Feature(StrEnum):
@@ -134,8 +134,10 @@ _FUTURE_PROBE = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # a Wednesday; see _
 
 
 def fold_text(text: str) -> str:
-    """NFKC, case-folded, straight apostrophes, single spaces: the form cues are written for."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    """:func:`shared.textfold.folded_text` (NFKC, invisible and bidi characters, homoglyphs,
+    traditional Chinese), case-folded, straight apostrophes, single spaces: the form cues are
+    written for."""
+    folded = folded_text(text).casefold()
     folded = folded.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return " ".join(folded.split())
 
