@@ -46,6 +46,10 @@ STRUCTURED = (
     "cn_resident_id",
 )
 NATURAL = ("password", "pin", "generic_api_key")
+# Classes added with the gitleaks catalogue, spoken secrets and folding: any kind counts.
+CATALOGUE = ("vendor_catalogue",)
+SPOKEN = ("spoken_en", "spoken_zh", "split_sentence", "evasion")
+ANY_KIND = frozenset(CATALOGUE + SPOKEN)
 
 
 @dataclass(frozen=True)
@@ -388,6 +392,85 @@ def positives(r: random.Random) -> list[Case]:
     return cases
 
 
+HEX = "0123456789abcdef"
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+VENDOR_TOKENS: list[tuple[str, Callable[[random.Random], str]]] = [
+    ("age key {v}", lambda r: "AGE-SECRET-KEY-1" + _s(r, 58, BECH32.upper())),
+    ("shopify token {v} for the store", lambda r: "shpat_" + _s(r, 32, HEX)),
+    ("databricks: {v}", lambda r: "dapi" + _s(r, 32, HEX)),
+    ("doppler {v}", lambda r: "dp.pt." + _s(r, 43, LOWER_ALNUM)),
+    ("grafana {v} ok", lambda r: "glsa_" + _s(r, 32) + "_" + _s(r, 8, HEX)),
+    ("linear {v}", lambda r: "lin_api_" + _s(r, 40, LOWER_ALNUM)),
+    ("postman {v}", lambda r: "PMAK-" + _s(r, 24, HEX) + "-" + _s(r, 34, HEX)),
+    ("sentry {v}", lambda r: "sntryu_" + _s(r, 64, HEX)),
+    ("newrelic_key = {v}", lambda r: "NRAK-" + _s(r, 27, string.ascii_uppercase + string.digits)),
+    ("DATADOG_API_KEY={v}", lambda r: _s(r, 40, LOWER_ALNUM)),
+    ("datadog api key {v}", lambda r: _s(r, 32, HEX)),
+    ("TOTP seed: {v}", lambda r: _s(r, 32, string.ascii_uppercase + "234567")),
+]
+SPOKEN_EN = [
+    "The wifi key is {v}, remember it.",
+    "log in to the NAS with admin / {v}",
+    "our wi-fi password is {v}",
+    "my app password is {v}.",
+    "the router admin password: {v}",
+    "My laptop password is {v} btw",
+]
+SPOKEN_ZH = [
+    "开门密码是 {v}，记住。",
+    "家里wifi密码是{v}",
+    "NAS 登录密码：{v}",
+    "手机锁屏密码是 {v}",
+    "保险柜密码为 {v}。",
+]
+ZH_DIGITS = "零一二三四五六七八九"
+SPOKEN_CODES = [
+    ("the front door code is {v}.", lambda r: _s(r, 5, string.digits)),
+    ("gate code: {v}", lambda r: _s(r, 4, string.digits)),
+    ("我的支付密码是{v}", lambda r: _s(r, 6, ZH_DIGITS)),
+    ("门禁密码是{v}。", lambda r: _s(r, 6, ZH_DIGITS)),
+    ("密保答案是{v}。", lambda r: "".join(r.choice(c) for c in ("王李张", "翠小秀", "花明兰"))),
+    ("my PIN is {v}", lambda r: " ".join(r.choice(["one", "two", "three", "four", "five",
+                                                    "six", "seven", "eight", "nine"])
+                                          for _ in range(4))),
+]  # fmt: skip
+SPLIT = [
+    "My bank password is. {v}",
+    "the wifi password is…\n{v}",
+    "Here is my password. It's {v}.",
+    "我的登录密码是：\n{v}",
+]
+EVASION = [
+    ("my p\u0430ssword is {v}", _password),  # Cyrillic а
+    ("my pass\u200bword: {v}", _password),
+    ("密碼是 {v}", _password),  # traditional 碼
+    ("card {v}", lambda r: _card(r).replace(" ", ".").replace("-", ".")),
+    ("card: {v}", lambda r: _card(r).replace(" ", "  ").replace("-", "  ")),
+]
+
+
+def new_positives(r: random.Random) -> list[Case]:
+    """The classes the catalogue, the spoken-secret detector and folding added."""
+    cases: list[Case] = []
+    for i in range(120):
+        template, make = VENDOR_TOKENS[i % len(VENDOR_TOKENS)]
+        cases.append(_plant("vendor_catalogue", template, make(r)))
+    for i in range(60):
+        cases.append(_plant("spoken_en", SPOKEN_EN[i % len(SPOKEN_EN)], _password(r)))
+        cases.append(_plant("spoken_zh", SPOKEN_ZH[i % len(SPOKEN_ZH)], _password(r)))
+    for i in range(60):
+        template, make = SPOKEN_CODES[i % len(SPOKEN_CODES)]
+        cls = "spoken_zh" if any("\u4e00" <= c <= "\u9fff" for c in template) else "spoken_en"
+        cases.append(_plant(cls, template, make(r)))
+    for i in range(40):
+        cases.append(_plant("split_sentence", SPLIT[i % len(SPLIT)], _password(r)))
+    for i in range(50):
+        template, make = EVASION[i % len(EVASION)]
+        cases.append(_plant("evasion", template, make(r)))
+    return cases
+
+
 def _luhn_invalid(r: random.Random) -> str:
     number = _card(r).replace(" ", "").replace("-", "")
     return number[:-1] + str((int(number[-1]) + r.randint(1, 9)) % 10)
@@ -531,6 +614,35 @@ PLAIN = [
     "WiFi 密码是多少",
     "请把验证码发给我",
     "密码错误次数过多",
+    # cues of the spoken-secret detector with no secret after them
+    "the wifi password is on the fridge",
+    "the door code is the same as before",
+    "I keep my seed phrase offline",
+    "backup codes are printed in my drawer",
+    "the NAS login page is slow today",
+    "log in to the server with SSH keys",
+    "I need to log in to the server with my laptop",
+    "my PIN is four digits long",
+    "the key is to stay calm",
+    "key: value pairs are fine in YAML",
+    "开门密码忘了",
+    "支付密码输错了三次",
+    "密保问题是什么来着",
+    "助记词要抄在纸上",
+    "门禁密码是多少？",
+    "我有三个孩子",
+    "第一二三章讲的是索引",
+    "密码是六位数",
+    "wifi 密码在路由器背面",
+    "My wifi password is.",
+    "here is my password policy document",
+    "the gate code changed last week",
+    "commit key changes in 3f786850e387550fdab836ed7e6dc881de23001b",
+    "the sha256 of the key file is 9f86d081884c7d659a2feaa0c55ad015"
+    "a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "api key rotation is every 90 days",
+    "The answer to life is 42.",
+    "我的手机密码和电脑密码一样",
 ]
 
 
@@ -563,7 +675,8 @@ def measure(pos: list[Case], neg: list[Case]) -> Tally:
     for case in pos:
         hits = [f for f in find_secrets(case.text) if f.start <= case.start and case.end <= f.end]
         tally.found[case.cls].append(bool(hits))
-        tally.kind_ok[case.cls].append(any(f.kind == case.cls for f in hits))
+        kinds_ok = case.cls in ANY_KIND or any(f.kind == case.cls for f in hits)
+        tally.kind_ok[case.cls].append(bool(hits) and kinds_ok)
         if not hits:
             tally.misses.append(case)
     tally.false_pos = [case for case in neg if find_secrets(case.text)]
@@ -583,14 +696,24 @@ def report(tally: Tally, show: bool) -> None:
         )
     structured, cards = tally.recall(STRUCTURED), tally.recall(("payment_card",))
     natural = tally.recall(NATURAL)
+    catalogue, spoken = tally.recall(CATALOGUE), tally.recall(SPOKEN)
     fp = 100 * len(tally.false_pos) / tally.negatives
     print(f"structured formats recall: {structured:.1f}%   (target 100%)")
     print(f"Luhn-valid cards recall:   {cards:.1f}%   (target 100%)")
     print(f"natural-language recall:   {natural:.1f}%   (target >= 95%)")
+    print(f"gitleaks catalogue recall: {catalogue:.1f}%   (target 100%)")
+    print(f"spoken/split/evasion:      {spoken:.1f}%   (target >= 95%)")
     print(f"false positives: {len(tally.false_pos)}/{tally.negatives} = {fp:.2f}%   (target <= 1%)")
     n = positives + tally.negatives
     print(f"time: {tally.seconds:.2f} s for {n} texts, {1e6 * tally.seconds / n:.0f} us per text")
-    met = structured == 100 and cards == 100 and natural >= 95 and fp <= 1
+    met = (
+        structured == 100
+        and cards == 100
+        and natural >= 95
+        and catalogue == 100
+        and spoken >= 95
+        and fp <= 1
+    )
     print("targets met" if met else "TARGETS NOT MET")
     if show:
         for case in tally.misses:
@@ -601,7 +724,8 @@ def report(tally: Tally, show: bool) -> None:
 
 def main() -> None:
     r = random.Random(SEED)
-    report(measure(positives(r), lookalikes(r)), show="--show" in sys.argv)
+    cases = positives(r) + new_positives(r)
+    report(measure(cases, lookalikes(r)), show="--show" in sys.argv)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,45 @@
 """Residue audit (SPEC §9): nothing revoked, forgotten or superseded may remain where recall
-or the index could find it, and suppression rows may hold no text."""
+or the index could find it, and suppression rows may hold no text.
+
+Forgotten content is searched for by its suppression hash (the only trace forget keeps):
+every string in outbox payloads, dead letters and shadow tables, and each sentence of it,
+is hashed the same way and compared with the tenant's suppression rows. Forgotten messages
+must have had their text erased.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    func,
+    inspect,
+    select,
+)
 
 from shared import provenance
 from shared.candidates import undecided_count
 from shared.config import get_settings
 from shared.db import get_engine, unit_of_work
 from shared.dead_letters import count_dead_letters
+from shared.erasure import holds_forgotten
 from shared.health import unindexed_versions
 from shared.models import MemoryStatus
 from shared.outbox import delivery_health
 from shared.schema import (
     current_memories,
     memory_versions,
+    messages,
     outbox,
     proposals,
     suppressions,
@@ -148,6 +168,20 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
                 }
             )
         _stuck_work(conn, tenant_id, report)
+        forgotten = _forgotten(conn, tenant_id)
+        report.findings += _forgotten_in_outbox(conn, tenant_id, forgotten)
+        report.findings += _forgotten_in_side_tables(conn, tenant_id, forgotten)
+        report.findings += [
+            {"where": "messages", "message": r.message_id, "problem": "forgotten text still stored"}
+            for r in conn.execute(
+                scoped(
+                    select(messages.c.message_id).where(
+                        messages.c.erased_at.is_not(None), messages.c.text != ""
+                    ),
+                    messages,
+                )
+            )
+        ]
         report.checked = {
             "projection_rows": len(projection),
             "vector_rows": len(vectors),
@@ -190,3 +224,99 @@ def _stuck_work(conn: Connection, tenant_id: str | None, report: AuditReport) ->
         report.findings.append(
             {"where": "dead_letters", "problem": f"{dead} events set aside (deadletter list)"}
         )
+
+
+@dataclass
+class _Forgotten:
+    """Per tenant: the suppression hashes and the ids of messages whose text was erased."""
+
+    hashes: dict[str, set[str]] = field(default_factory=dict)
+    messages: dict[str, set[str]] = field(default_factory=dict)
+
+    def suspect(self, tenant_id: str, values: list[Any]) -> bool:
+        """Whether a row of ``tenant_id`` with these column values derives from a forgotten
+        message (names its id, as a column or inside a JSON payload) and holds its content.
+        A later message that says the same again is the user's new words, not residue."""
+        ids, hashes = self.messages.get(tenant_id, set()), self.hashes.get(tenant_id, set())
+        if not ids or not hashes:
+            return False
+        named = any(v in ids or (isinstance(v, str) and _names_any(v, ids)) for v in values)
+        return named and any(isinstance(v, str) and holds_forgotten(v, hashes) for v in values)
+
+
+def _names_any(text: str, ids: set[str]) -> bool:
+    try:
+        value: Any = json.loads(text)
+    except ValueError:
+        return False
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str) and v in ids:
+            return True
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def _forgotten(conn: Connection, tenant_id: str | None) -> _Forgotten:
+    out = _Forgotten()
+    stmt = select(suppressions.c.tenant_id, suppressions.c.content_hash)
+    erased = select(messages.c.tenant_id, messages.c.message_id).where(
+        messages.c.erased_at.is_not(None)
+    )
+    if tenant_id:
+        stmt = stmt.where(suppressions.c.tenant_id == tenant_id)
+        erased = erased.where(messages.c.tenant_id == tenant_id)
+    for r in conn.execute(stmt):
+        out.hashes.setdefault(r.tenant_id, set()).add(r.content_hash)
+    for r in conn.execute(erased):
+        out.messages.setdefault(r.tenant_id, set()).add(r.message_id)
+    return out
+
+
+def _forgotten_in_outbox(
+    conn: Connection, tenant_id: str | None, forgotten: _Forgotten
+) -> list[dict[str, Any]]:
+    stmt = select(outbox.c.id, outbox.c.tenant_id, outbox.c.topic, outbox.c.payload)
+    if tenant_id:
+        stmt = stmt.where(outbox.c.tenant_id == tenant_id)
+    return [
+        {"where": "outbox", "event": r.id, "topic": r.topic, "problem": "holds forgotten content"}
+        for r in conn.execute(stmt)
+        if forgotten.suspect(r.tenant_id, [r.payload])
+    ]
+
+
+def _side_tables(conn: Connection) -> list[Table]:
+    """Shadow and dead-letter tables that exist in this database, reflected, so one added by
+    a later migration is searched too."""
+    names = [n for n in inspect(conn).get_table_names() if n.startswith("shadow") or "dead" in n]
+    if not names:
+        return []
+    reflected = MetaData()
+    reflected.reflect(conn, only=names)
+    return [reflected.tables[n] for n in names]
+
+
+def _forgotten_in_side_tables(
+    conn: Connection, tenant_id: str | None, forgotten: _Forgotten
+) -> list[dict[str, Any]]:
+    findings: list[dict[str, Any]] = []
+    for table in _side_tables(conn):
+        columns = [c for c in table.columns if isinstance(c.type, String | Text)]
+        stmt = select(*columns)
+        if tenant_id and "tenant_id" in table.c:
+            stmt = stmt.where(table.c.tenant_id == tenant_id)
+        for row in conn.execute(stmt):
+            values = list(row)
+            tenants = (
+                [getattr(row, "tenant_id", None)]
+                if "tenant_id" in table.c
+                else list(forgotten.messages)
+            )
+            if any(forgotten.suspect(t, values) for t in tenants if t):
+                findings.append({"where": table.name, "problem": "holds forgotten content"})
+    return findings

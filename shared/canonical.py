@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
 import rfc8785
+
+from shared.textfold import suppression_form
 
 IDENTITY_SCHEMA = 1
 
@@ -91,16 +91,14 @@ def payload_hash(
     )
 
 
-_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
-
-
 def normalized_content_hash(text: str) -> str:
-    """Suppression hash (SPEC §8, seed 004): NFKC, lower-case, whitespace and punctuation removed.
+    """Suppression hash (SPEC §8, seed 004) of :func:`shared.textfold.suppression_form`:
+    folded (NFKC, invisible characters, homoglyphs, traditional Chinese), lower-case,
+    politeness words dropped, numerals as digits, whitespace and punctuation removed.
 
     It matches the same words re-extracted from old sessions; it does not match paraphrases.
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return sha256_hex(_NOT_CONTENT.sub("", folded))
+    return sha256_hex(suppression_form(text))
 
 
 def claim_text(value: Any) -> str:

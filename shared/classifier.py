@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
 from shared import classifier_cues as cues
 from shared.reltime import Granularity, find_relative_times
 from shared.segmenter import split_sentences
-from shared.textfold import INVISIBLE, to_simplified
+from shared.textfold import folded_text
 
 
 class Feature(StrEnum):
@@ -157,7 +156,6 @@ _QUOTED_SPEECH = re.compile(
 )
 _PROJECT = tuple(re.compile(p) for p in cues.EN_PROJECT + cues.ZH_PROJECT)
 _PROJECT_GENERIC = _rx(cues.PROJECT_GENERIC)
-_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
 
 # Leading filler and remember-cues, matched on the raw sentence (any case, ASCII or
 # full-width punctuation) so that offsets stay those of the original text.
@@ -181,10 +179,10 @@ _FUTURE_PROBE = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # a Wednesday; see _
 
 
 def fold_text(text: str) -> str:
-    """NFKC, case-folded, straight apostrophes, single spaces, invisible and bidi controls
-    dropped, traditional Chinese folded to simplified: the form cues are written for."""
-    text = "".join(ch for ch in text if ch not in INVISIBLE and ch not in _BIDI)
-    folded = to_simplified(unicodedata.normalize("NFKC", text)).casefold()
+    """:func:`shared.textfold.folded_text` (NFKC, invisible and bidi characters, homoglyphs,
+    traditional Chinese), case-folded, straight apostrophes, single spaces: the form cues are
+    written for."""
+    folded = folded_text(text).casefold()
     folded = folded.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return " ".join(folded.split())
 

@@ -83,8 +83,15 @@ messages = Table(
     Column("role", String(20), nullable=False),
     Column("source", String(30), nullable=False),
     Column("author_id", Id, nullable=False),
+    # Secrets are masked with "*" before storing (SPEC §5.6 v2); the hash is of that text.
     Column("text", Text, nullable=False),
     Column("text_sha256", String(64), nullable=False),
+    # JSON [[kind, start, end], ...] of the masked secrets; never their text
+    Column("masked_spans", Text),
+    # a secret was detected that masking could not pin down: no proposal from it may pass
+    Column("secret_unlocated", Boolean, nullable=False, server_default=text("false")),
+    # forget erased the text (set to ''), keeping text_sha256
+    Column("erased_at", Ts),
     Column("created_at", Ts, nullable=False),
     # the offset the turn was written in: relative dates resolve on the writer's calendar day
     Column("utc_offset_minutes", Integer, nullable=False, server_default=text("0")),
@@ -96,6 +103,8 @@ messages = Table(
     # tenant's range of the unique index and filter, which grows with history.
     Index("ix_messages_message_id", "message_id"),
     Index(None, "tenant_id", "subject_id"),
+    # ingest reads a session's latest turn: a secret may be announced there and said here
+    Index("ix_messages_session_latest", "tenant_id", "session_id", "created_at"),
 )
 
 tenant_policies = Table(

@@ -22,7 +22,10 @@ IBAN = "iban"
 CN_RESIDENT_ID = "cn_resident_id"
 US_SSN = "us_ssn"
 
-_CARD = re.compile(r"(?<![\dA-Za-z.,+/-])\d(?:[ -]?\d){11,18}(?![\dA-Za-z]|[.,]\d)")
+# Digits in groups split by up to two spaces, dots or dashes ("4111.1111.1111.1111",
+# "4111  1111  1111  1111"): how people type a card to dodge a scanner.
+_CARD = re.compile(r"(?<![\dA-Za-z.,+/-])\d(?:(?:[ .-]|  )?\d){11,18}(?![\dA-Za-z]|[.,]\d)")
+_CARD_SEP = re.compile(r"[ .-]+")
 _CARD_CUE = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|卡", re.IGNORECASE)
 _NOT_CARD_CUE = re.compile(
     r"order|tracking|invoice|\bref|ticket|booking|confirmation|transaction|serial|phone|\btel"
@@ -33,6 +36,7 @@ _UNIT_AFTER = re.compile(
     r"\s*(?:ns|us|µs|ms|s|sec|seconds|bytes|[kmgt]i?b|units|rows|times|次|个|元|条|字节)(?![A-Za-z])",
     re.IGNORECASE,
 )
+_IBAN_SEP = re.compile(r"[ .-]|  ")
 _IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
 _CN_ID = re.compile(r"(?<![A-Za-z0-9])(\d{6}) ?(\d{8}) ?(\d{3}[\dXx])(?![A-Za-z0-9])")
 # SSA rules: area not 000/666/9xx, group not 00, serial not 0000. The dashed form is
@@ -45,38 +49,48 @@ _SSN_BARE = re.compile(
 
 
 def find_cards(text: str) -> Iterator[tuple[str, int, int]]:
-    """Card numbers: 12-19 digits, single spaces or dashes, network prefix and Luhn."""
+    """Card numbers: 12-19 digits, any of space, dot, dash (or two spaces) between groups,
+    network prefix and Luhn."""
     for m in _CARD.finditer(text):
-        groups = re.split(r"[ -]", m.group())
-        mixed_separators = " " in m.group() and "-" in m.group()
-        if mixed_separators or min(map(len, groups)) < 3:
-            continue  # a list of short numbers, not one card written in groups
+        groups = _CARD_SEP.split(m.group())
+        before = text[max(0, m.start() - 24) : m.start()]
+        wider = text[max(0, m.start() - 48) : m.start()]
+        cued = bool(_CARD_CUE.search(wider))
+        # Short groups are a list of small numbers unless the sentence names a card.
+        if min(map(len, groups)) < (2 if cued else 3):
+            continue
         if not card_number_valid("".join(groups)):
             continue
         if _UNIT_AFTER.match(text, m.end()):
             continue  # "took 5953121612456 ns": a measurement
-        before = text[max(0, m.start() - 24) : m.start()]
-        wider = text[max(0, m.start() - 48) : m.start()]
-        if _NOT_CARD_CUE.search(before) and not _CARD_CUE.search(wider):
+        if _NOT_CARD_CUE.search(before) and not cued:
             continue  # "order #4111…": a Luhn-valid order or tracking number
         yield PAYMENT_CARD, m.start(), m.end()
 
 
 def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
-    """IBANs, compact or in space-separated groups, with the country's length and mod 97."""
+    """IBANs, compact or in groups split by a space, dot, dash or two spaces, with the
+    country's length and format and mod 97."""
     for m in _IBAN_HEAD.finditer(text):
         length = IBAN_LENGTHS.get(m.group()[:2].upper())
         if length is None:
             continue
         chars, end = list(m.group()), m.end()
+        cuts = []  # how many characters came before each separator
         while len(chars) < length and end < len(text):
             if text[end].isascii() and text[end].isalnum():
                 chars.append(text[end])
-            elif not (text[end] == " " and end + 1 < len(text) and text[end + 1].isalnum()):
+                end += 1
+                continue
+            sep = _IBAN_SEP.match(text, end)
+            if not (sep and sep.end() < len(text) and text[sep.end()].isalnum()):
                 break
-            end += 1
+            cuts.append(len(chars))
+            end = sep.end()
         if end < len(text) and text[end].isascii() and text[end].isalnum():
             continue  # the run goes on: longer than this country's IBAN
+        if cuts and cuts != list(range(4, 4 * len(cuts) + 1, 4)):
+            continue  # written in groups, but not of four: a UUID or a list, not an IBAN
         if len(chars) == length and iban_valid("".join(chars)):
             yield IBAN, m.start(), end
 

@@ -96,11 +96,12 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 _CVV = re.compile(r"cvv2?|cvc2?|csc|security[ -]code|安全码", re.IGNORECASE)
-_PLACEHOLDER = re.compile(
+PLACEHOLDER = re.compile(
     r"[*•·x#.\-]+|<[^>]*>|\[[^\]]*\]|\{\{?[^}]*\}?\}|\$\{?[A-Z_]+\}?|%[A-Z_]+%"
 )
-# Words that follow "password is" in prose about a password rather than stating one.
-_PROSE_WORDS = """a an the my your our his her their its this that these those it it's is was
+# Words that follow "password is" in prose about a password rather than stating one
+# (shared with shared.secret_spoken).
+PROSE_WORDS = """a an the my your our his her their its this that these those it it's is was
     not no yes none null nil empty blank required optional mandatory needed incorrect wrong invalid
     valid correct right expired weak strong too very so same different changed reset set stored
     saved encrypted hashed hidden secret private protected safe secure insecure long short
@@ -113,7 +114,7 @@ _PROSE_WORDS = """a an the my your our his her their its this that these those i
     ours please thanks whatever somewhere unique random temporary personal important
     confidential useless useful complicated needs must should can will would could may might
     redacted placeholder unset n/a na tbd todo same-as-before see check ask"""
-_PROSE = frozenset(_PROSE_WORDS.split())
+_PROSE = frozenset(PROSE_WORDS.split())
 # One unquoted value: no space, no CJK (the sentence goes on in Chinese right after a value,
 # "密码是abc123别忘了"). The cap, longer than any password, keeps "pw=pw=pw=…" linear.
 _VALUE_RUN = re.compile(r"[^\s\u2e80-\U0010ffff]{1,256}")
@@ -136,12 +137,17 @@ def _take_value(text: str, pos: int) -> tuple[int, int, bool] | None:
     return (pos, end, False) if end > pos else None
 
 
+_DIGIT = re.compile(r"\d")
+_ALPHA = re.compile(r"[^\W\d_]")
+
+
 def _plausible(kind: str, value: str, bare: bool, cue: str) -> bool:
     """Whether ``value`` reads as a literal secret rather than words about one."""
-    if _PLACEHOLDER.fullmatch(value) or value.lower() in _PROSE or value[0] in "<{[":
+    if PLACEHOLDER.fullmatch(value) or value.lower() in _PROSE or value[0] in "<{[":
         return False
-    has_digit = any(c.isdigit() for c in value)
-    has_alpha = any(c.isalpha() for c in value)
+    # regex searches, not per-character loops: "pw=pw=pw=…" tries a long value at every cue
+    has_digit = _DIGIT.search(value) is not None
+    has_alpha = _ALPHA.search(value) is not None
     if kind == PIN:
         if value.isdigit():
             return len(value) >= (3 if _CVV.fullmatch(cue) else 4) and len(value) <= 12
@@ -191,7 +197,10 @@ def _cue_kind(m: re.Match[str]) -> str:
 
 def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)`` for each stated password, PIN, key or id in ``text``."""
+    reach = -1  # end of the last value: a cue inside it ("pw=pw=pw=…") is part of it
     for m in _CUE.finditer(text):
+        if m.start() < reach:
+            continue
         kind = _cue_kind(m)
         # Only English needs a strong shape after a bare space ("password manager"); a
         # Chinese cue followed by ASCII ("密码 sunshine") is already a stated value. "pass"
@@ -202,6 +211,7 @@ def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
         cue = m.group("pin") or m.group("zpin") or ""
         span = _forward_value(text, m.end(), kind, bare, cue)
         if span:
+            reach = span[1]
             yield kind, *span
     for m in _SET_TO.finditer(text):
         span = _forward_value(text, m.end(), PASSWORD, False, "")

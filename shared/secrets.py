@@ -17,7 +17,12 @@ dropped) with offsets mapped back to the ORIGINAL text:
    digit, real birth date), US SSNs (issuing rules).
 3. Stated passwords, PINs, keys and id numbers (:mod:`shared.secret_phrases`), English and
    Chinese: the value after a cue such as ``my password is`` or ``密码是``.
-4. High-entropy tokens: long mixed-case-and-digit strings in no other shape.
+4. High-entropy tokens: long mixed-case-and-digit strings in no other shape, and shorter
+   or single-class tokens (hex, upper-case keys) when a key word stands near them.
+5. gitleaks' default rule set (:mod:`shared.secret_catalogue`): 200+ vendor formats
+   (observability, cloud, e-commerce, data platforms, ``AGE-SECRET-KEY-1``, chat webhooks…).
+6. Secrets said in plain speech and split over a sentence break (:mod:`shared.secret_spoken`):
+   wifi keys, door codes, seed phrases, backup codes, 开门密码, 密保答案, PINs as words.
 
 A finding holds only a kind and offsets, never the matched text, so neither its repr nor
 any error derived from it can leak the secret; this module logs nothing.
@@ -32,7 +37,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import accumulate
@@ -56,7 +61,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
-from shared import secret_numbers, secret_phrases
+from shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
 from shared.textfold import fold
 
 
@@ -91,6 +96,10 @@ class SecretKind(StrEnum):
     US_SSN = "us_ssn"
     NATIONAL_ID = "national_id"
     HIGH_ENTROPY = "high_entropy"
+    VENDOR_TOKEN = "vendor_token"
+    SEED_PHRASE = "seed_phrase"
+    BACKUP_CODES = "backup_codes"
+    SECURITY_ANSWER = "security_answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +157,16 @@ _AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{1
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 _JWT = re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2[^\n]*----")
+# A key word within a few words before a token: "datadog api key 3f9a…", "TOTP seed JBSW…".
+_KEY_CONTEXT = re.compile(
+    r"(?i)(?:api|access|secret|private|auth|app|client|license|signing|encryption|master"
+    r"|webhook|bearer|session|refresh)[ _-]?(?:key|token|secret|id)|\b(?:key|token|secret"
+    r"|credential|creds|totp|otp|2fa|mfa|seed|hmac|salt|signature)s?\b|密钥|秘钥|令牌|凭证"
+)
+_HASH_CONTEXT = re.compile(
+    r"(?i)\b(?:commit|sha(?:1|256|512)?|hash|checksum|digest|md5|rev(?:ision)?|fingerprint)\b"
+)
+_CONTEXT_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 
 # When spans collide, the more specific reading names the finding.
@@ -161,6 +180,7 @@ _RANK = {
     _K.IBAN: 3,
     _K.CN_RESIDENT_ID: 3,
     _K.US_SSN: 3,
+    _K.VENDOR_TOKEN: 4,
 }
 
 
@@ -229,15 +249,25 @@ def _looks_random(token: str) -> bool:
     return entropy >= 3.5 and runs / len(token) >= 0.35
 
 
-def _high_entropy(
-    text: str, taken: list[tuple[SecretKind, int, int]]
-) -> Iterator[tuple[SecretKind, int, int]]:
+def _overlap_test(taken: list[tuple[SecretKind, int, int]]) -> Callable[[int, int], bool]:
+    """``(start, end) -> overlaps a taken span``, in log time (texts may hold many spans)."""
     spans = sorted((s, e) for _, s, e in taken)
     starts = [s for s, _ in spans]
     ends_so_far = list(accumulate((e for _, e in spans), max))
+
+    def overlaps(start: int, end: int) -> bool:
+        i = bisect_left(starts, end)
+        return bool(i) and ends_so_far[i - 1] > start
+
+    return overlaps
+
+
+def _high_entropy(
+    text: str, taken: list[tuple[SecretKind, int, int]]
+) -> Iterator[tuple[SecretKind, int, int]]:
+    overlaps = _overlap_test(taken)
     for m in _ENTROPY_TOKEN.finditer(text):
-        i = bisect_left(starts, m.end())
-        if i and ends_so_far[i - 1] > m.start():
+        if overlaps(m.start(), m.end()):
             continue  # already named by a more specific layer ("TOKEN=ghp_…")
         lo = max(0, m.start() - 2048)  # no URL is longer; keeps long texts linear
         cut = max(text.rfind(" ", lo, m.start()), text.rfind("\n", lo, m.start()), lo - 1)
@@ -248,12 +278,51 @@ def _high_entropy(
             yield _K.HIGH_ENTROPY, m.start(), m.end()
 
 
+def _context_entropy(
+    text: str, taken: list[tuple[SecretKind, int, int]]
+) -> Iterator[tuple[SecretKind, int, int]]:
+    """Tokens random enough to be keys, with a key word shortly before them. Without the
+    word, a 32-hex string is as likely a commit or a checksum; with it, it is the key."""
+    if not _KEY_CONTEXT.search(text):
+        return
+    overlaps = _overlap_test(taken)
+    for m in _CONTEXT_TOKEN.finditer(text):
+        if overlaps(m.start(), m.end()):
+            continue
+        before = text[max(0, m.start() - 40) : m.start()]
+        if not _KEY_CONTEXT.search(before) or "://" in before.rsplit(" ", 1)[-1]:
+            continue
+        if _HASH_CONTEXT.search(before):
+            continue  # "the sha256 of the key file is …", "key changes in commit …"
+        token = m.group().rstrip("=")
+        classes = sum(
+            (any(c.isupper() for c in token), any(c.islower() for c in token),
+             any(c.isdigit() for c in token))
+        )  # fmt: skip
+        if classes >= 2 and secret_catalogue.shannon_entropy(token) >= 3.0:
+            yield _K.HIGH_ENTROPY, m.start(), m.end()
+
+
+_CATALOGUE_KIND = {
+    "generic-api-key": _K.GENERIC_API_KEY,
+    "private-key": _K.PRIVATE_KEY,
+    "jwt": _K.JWT,
+    "jwt-base64": _K.JWT,
+}
+
+
+def _catalogue(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    for rule_id, start, end in secret_catalogue.find_catalogued(text):
+        yield _CATALOGUE_KIND.get(rule_id, _K.VENDOR_TOKEN), start, end
+
+
 def _layers_2_and_3(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     for finder in (
         secret_numbers.find_cards,
         secret_numbers.find_ibans,
         secret_numbers.find_national_ids,
         secret_phrases.find_phrase_secrets,
+        secret_spoken.find_spoken_secrets,
     ):
         for kind, start, end in finder(text):
             yield SecretKind(kind), start, end
@@ -276,6 +345,9 @@ def _resolve(raw: list[tuple[SecretKind, int, int]]) -> list[tuple[SecretKind, i
     return kept
 
 
+_MASKED = "*•· \t\n/-:.,"
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every secret in ``text``, ordered by start, offsets into ``text`` as given.
 
@@ -283,10 +355,13 @@ def find_secrets(text: str) -> list[SecretFinding]:
     """
     folded = fold(text)
     t = folded.text
-    raw = [*_vendor(t), *_jwts(t), *_private_keys(t), *_layers_2_and_3(t)]
+    raw = [*_vendor(t), *_jwts(t), *_private_keys(t), *_catalogue(t), *_layers_2_and_3(t)]
     raw += _high_entropy(t, raw)
+    raw += _context_entropy(t, raw)
     found = []
-    for kind, start, end in _resolve([r for r in raw if r[2] > r[1]]):
+    # A run of mask characters is what a secret became, not a secret (masking is stable).
+    live = [r for r in raw if r[2] > r[1] and t[r[1] : r[2]].strip(_MASKED)]
+    for kind, start, end in _resolve(live):
         orig_start, orig_end = folded.span(start, end)
         found.append(SecretFinding(kind, orig_start, orig_end))
     return found

@@ -99,7 +99,7 @@ _HEALTH_EN = _words(
 )
 _HEALTH_CASED = r"\bAIDS\b"  # upper-case only: "hearing aids" is not a diagnosis
 _HEALTH_ZH = (
-    r"糖尿病|抑郁|焦虑症|癌|肿瘤|化疗|艾滋|乙肝|肝炎|哮喘|癫痫|怀孕|孕期|流产|不孕|过敏|残疾|痴呆"
+    r"糖尿病|抑郁|忧郁症|焦虑症|癌|肿瘤|化疗|艾滋|乙肝|肝炎|哮喘|癫痫|怀孕|孕期|流产|不孕|过敏|残疾|痴呆"
     r"|阿尔茨海默|帕金森|失眠|偏头痛|高血压|心脏病|血型|自闭症|多动症|精神科|心理医生|心理咨询"
     r"|医院|住院|手术|诊断(?:出|为)|确诊|处方|吃药|服药|(?<![毛语通弊诟])病(?![毒句])|(?<![火弹农炸])药(?!丸)"
 )
@@ -123,18 +123,31 @@ _LOCATION_EN = re.compile(
     r"|\bmy\s+(?:zip|postal)\s*code\b|\bpostcode\b)"
     r"|\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Way|Lane|Ln|Boulevard|Blvd"
     r"|Drive|Dr|Court|Ct|Place|Pl|Terrace|Crescent|Close|Square|Highway|Hwy)\b"
-    r"|-?\b\d{1,2}\.\d{4,},\s*-?\d{1,3}\.\d{4,}\b",
+    r"|-?\b\d{1,2}\.\d{4,},\s*-?\d{1,3}\.\d{4,}\b"
+    # any case, with unit numbers and postcodes: "221b baker street", "apt 4B", "SW1A 1AA"
+    r"|(?i:\b\d{1,5}[a-z]?\s+(?:[a-z][\w'.-]*\s+){1,4}(?:street|st|avenue|ave|road|rd|way|lane"
+    r"|ln|boulevard|blvd|drive|dr|court|ct|place|pl|terrace|crescent|close|square|highway|hwy"
+    r"|parkway|pkwy|alley|mews|gardens|grove|strasse|straße)\b)"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
+    r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV"
+    r"|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)\s+\d{5}(?:-\d{4})?\b",
 )
 # "住" is also the complement of many verbs (记住 remember, 忍住, 抓住…): not a residence.
 _LOCATION_ZH = re.compile(
     r"家住|我家在|家庭住址|住址|(?:我的|家的|收货|邮寄)地址|地址是"
     r"|(?<![记抓忍挡站保拦顶稳盯守止卡不挺压按锁罩困绑拴扣揪围接])住(?:在)?"
     r"(?![院宿手口持址房户]|酒店|宾馆|民宿)[\u4e00-\u9fff]{2}"
-    r"|[\u4e00-\u9fff]{1,10}(?:路|街|大道|巷|弄)\d+号|(?<!\d)\d+(?:号楼|栋|单元|室)"
+    r"|[\u4e00-\u9fff]{1,10}(?:路|街|大道|巷|弄|胡同)[\d一二三四五六七八九十百]+号"
+    r"|(?<!\d)[\d一二三四五六七八九十]+(?:号楼|栋|幢|单元|室)"
+    r"|[\u4e00-\u9fff]{2,8}(?:小区|花园|公寓|新村|家园)(?=.{0,12}[\d一二三四五六七八九十])"
 )
 
 _CONTACT = re.compile(
     r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    # spelled out to dodge scanners: "bob at example dot com", "bob [at] example [dot] com"
+    r"|(?<![\w.+-])[\w.+-]{1,64}\s*(?:[\[({<]\s*at\s*[\])}>]|\s+at\s+|艾特|圈a)\s*[\w-]{1,64}"
+    r"(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\s+dot\s+|点)\s*(?:com|net|org|edu|gov|io|cn|co|uk|de"
+    r"|info|me|dev|ai|app)\b|\.(?:com|net|org|edu|gov|io|cn|co|uk|de|info|me|dev|ai|app)\b)"
     r"|(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)"
     r"|(?<![\w+])\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}(?!\d)"
     r"|(?<!\d)\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?!\d)"
@@ -243,13 +256,23 @@ _FACT_EN = (
     r"|owns|moved|thinks|can't|cannot|doesn't|does|isn't|are|were|have|aren't"
 )
 _THIRD_EN = re.compile(
-    rf"\b(?:my|our)\s+(?:{_RELATION_EN})s?(?:'s\b|\s+(?:also\s+|really\s+|still\s+|just\s+)?(?:{_FACT_EN})\b)",
+    rf"\b(?:my|our)\s+(?:{_RELATION_EN})s?(?:\s+(?-i:[A-Z][\w'-]+)){{0,2}}"
+    rf"(?:'s\b|\s+(?:also\s+|really\s+|still\s+|just\s+)?(?:{_FACT_EN})\b)"
+    # "Bob, my manager, prefers …": the name before the relation
+    rf"|(?-i:\b[A-Z][\w'-]+),\s+(?:my|our)\s+(?:{_RELATION_EN}),\s+(?:{_FACT_EN})\b",
     re.IGNORECASE,
+)
+# A name after the relation ("我老板老王喜欢…"): 老/小/阿 + one character, or a common
+# surname + one or two; not any characters ("客户端是…", "同事说可以…").
+_ZH_NAME = (
+    r"(?:老|小|阿)[\u4e00-\u9fff]|[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭"
+    r"曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛闫段"
+    r"雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤][\u4e00-\u9fff]{1,2}?"
 )
 _THIRD_ZH = re.compile(
     r"(?:同事|老板|领导|经理|上司|老婆|老公|妻子|丈夫|媳妇|女朋友|男朋友|女友|男友|我妈|妈妈|我爸|爸爸"
     r"|母亲|父亲|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|朋友|室友|邻居|客户|同学|老师|爷爷|奶奶|外公|外婆"
-    r"|舅舅|阿姨|叔叔)(?:们)?(?:也|都|一直|最近|现在|已经|刚|还|经常|平时|每天|今年)?"
+    rf"|舅舅|阿姨|叔叔)(?:们)?(?:{_ZH_NAME})?(?:也|都|一直|最近|现在|已经|刚|还|经常|平时|每天|今年)?"
     r"(?:住|是|有|喜欢|爱|讨厌|用|在|得了|患|怀孕|信|投|习惯|偏好|的|不|没|会|要|想|打算)"
 )
 
@@ -270,8 +293,9 @@ _CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str], ...]], ...] = (
 def sensitive_categories(text: str) -> list[SensitiveCategory]:
     """The sorted, unique sensitive categories whose cues occur in ``text``.
 
-    Matches on the NFKC-folded text with zero-width characters removed, so full-width or
-    split words are still seen. Returns ``[]`` for ordinary preferences.
+    Matches on :func:`shared.textfold.fold` (NFKC, invisible characters dropped, homoglyphs
+    reduced, traditional Chinese simplified), so a health term with a Cyrillic letter or in
+    traditional characters is still seen. Returns ``[]`` for ordinary preferences.
     """
     folded = fold(text).text
     return sorted(

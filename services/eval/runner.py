@@ -32,7 +32,7 @@ from shared.auth import Principal, Scope
 from shared.canonical import proposal_id as compute_id
 from shared.canonical import proposal_identity, sha256_hex
 from shared.models import Receipt, Turn, safe_error_fields
-from shared.schema import messages, metadata, processed_events
+from shared.schema import metadata, processed_events
 
 
 def reviewer(tenant_id: str) -> Principal:
@@ -329,13 +329,12 @@ def _case_proposal_id(run: CaseRun, stored_id: str, identity: dict[str, Any]) ->
 
 
 def _secret_absent(run: CaseRun, secret: str) -> bool:
-    """The secret is in no table but the evidence store, and in no captured log line."""
+    """The secret is in no table, the evidence store included (SPEC §13 v2: ingest masks
+    it), and in no captured log line."""
     if any(secret in line for line in run.logs.lines):
         return False
     with run.engine.connect() as conn:
         for table in metadata.sorted_tables:
-            if table is messages:
-                continue
             stmt = select(table)
             if "tenant_id" in table.c:
                 stmt = stmt.where(table.c.tenant_id.in_(run.tenants))

@@ -35,6 +35,7 @@ from shared.schema import (
     suppressions,
     tenant_policies,
 )
+from shared.secret_mask import spans_from_json
 
 
 def waves(items: list[Verified]) -> list[list[Verified]]:
@@ -132,6 +133,8 @@ def _read(conn: Connection, wave: list[Verified]) -> _Reads:
             status=r.status,
             created_at=in_offset(r.created_at, r.utc_offset_minutes),
             session_id=r.session_id,
+            masked_spans=spans_from_json(r.masked_spans),
+            secret_unlocated=bool(r.secret_unlocated),
         )
         for k, r in latest.items()
     }

@@ -16,6 +16,7 @@ from shared.classifier import NOT_DURABLE, Feature, classify, classify_span, nam
 from shared.grounding import ungrounded_reason
 from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
 from shared.registry import Registry, Sensitivity
+from shared.secret_mask import MaskedSpan, touches
 from shared.secrets import find_secrets, secret_kinds
 from shared.segmenter import is_complete_utterance
 from shared.sensitive import SensitiveCategory, sensitive_categories
@@ -56,6 +57,8 @@ class StoredMessage:
     status: str
     created_at: datetime
     session_id: str | None = None  # None only where a caller could not know it: fails closed
+    masked_spans: tuple[MaskedSpan, ...] = ()
+    secret_unlocated: bool = False
 
 
 @dataclass
@@ -109,6 +112,12 @@ def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment)
     ev = p.evidence
     if not (0 <= ev.start < ev.end <= len(msg.text)):
         a.reject.append("evidence_mismatch")
+        return None
+    # Before the hash: a span over a masked secret no longer hashes as the proposer saw it,
+    # and the reason must say "secret", not "mismatch" (SPEC §5.6 v2).
+    if msg.secret_unlocated or touches(msg.masked_spans, ev.start, ev.end):
+        a.secret = True
+        a.reject.append("secret")
         return None
     span = msg.text[ev.start : ev.end]
     if sha256_hex(span) != ev.sha256:

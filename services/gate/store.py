@@ -10,6 +10,7 @@ from services.gate.checks import StoredMessage
 from services.gate.decide import CurrentFact
 from shared.db import as_utc, in_offset
 from shared.schema import current_memories, memory_versions, messages
+from shared.secret_mask import spans_from_json
 
 
 def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMessage | None:
@@ -34,6 +35,8 @@ def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMes
         status=row.status,
         created_at=in_offset(row.created_at, row.utc_offset_minutes),
         session_id=row.session_id,
+        masked_spans=spans_from_json(row.masked_spans),
+        secret_unlocated=bool(row.secret_unlocated),
     )
 
 

@@ -1,5 +1,6 @@
 """Ingest: store turns immutably with their text sha256 and an outbox ``turn.received`` row,
-in one transaction per batch."""
+in one transaction per batch. Secrets are masked before anything is stored (SPEC §5.6 v2):
+the stored text, its sha256 and every later copy hold ``*`` where a secret was."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work
 from shared.models import Topic, Turn
 from shared.outbox import emit_many, order_seq
 from shared.schema import messages
+from shared.secret_mask import Masked, mask_secrets
 
 
 class IngestRefused(ValueError):
@@ -71,8 +73,12 @@ def ingest_many(
     stored = duplicates = 0
     rows, events = [], []
     batch_seen = _existing_fingerprints(conn, {(t.tenant_id, t.message_id) for t in turns})
+    previous = _last_session_texts(conn, turns)
     for turn in turns:
-        text_sha = sha256_hex(turn.text)
+        session = (turn.tenant_id, turn.session_id)
+        masked = mask_secrets(turn.text, previous=previous.get(session))
+        previous[session] = turn.text
+        text_sha = sha256_hex(masked.text)
         fp = _fingerprint(
             turn.tenant_id,
             turn.subject_id,
@@ -104,7 +110,7 @@ def ingest_many(
                 "role": turn.role.value,
                 "source": turn.source.value,
                 "author_id": turn.author,
-                "text": turn.text,
+                **_masked_columns(masked),
                 "text_sha256": text_sha,
                 "created_at": turn.created_at,
                 "utc_offset_minutes": offset_minutes(turn.created_at),
@@ -166,6 +172,39 @@ def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[s
             .returning(messages.c.tenant_id, messages.c.message_id, messages.c.id)
         )
         out.update({(r.tenant_id, r.message_id): int(r.id) for r in conn.execute(stmt)})
+    return out
+
+
+def _masked_columns(masked: Masked) -> dict[str, object]:
+    """The ``messages`` columns that carry a masked text: the caller adds its sha256."""
+    return {
+        "text": masked.text,
+        "masked_spans": masked.spans_json(),
+        "secret_unlocated": masked.unlocated,
+    }
+
+
+def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
+    """The latest stored turn of each session in the batch: a turn ending "my PIN is" makes
+    the start of the next one a secret."""
+    out: dict[tuple[str, str], str] = {}
+    for tenant_id, session_id in {(t.tenant_id, t.session_id) for t in turns}:
+        # a re-sent turn is not its own context: a duplicate must mask the same way again
+        ids = [
+            t.message_id for t in turns if (t.tenant_id, t.session_id) == (tenant_id, session_id)
+        ]
+        text = conn.execute(
+            select(messages.c.text)
+            .where(
+                messages.c.tenant_id == tenant_id,
+                messages.c.session_id == session_id,
+                messages.c.message_id.not_in(ids),
+            )
+            .order_by(messages.c.created_at.desc(), messages.c.id.desc())
+            .limit(1)
+        ).scalar()
+        if text:
+            out[(tenant_id, session_id)] = text
     return out
 
 

@@ -42,6 +42,7 @@ from shared.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
 from shared.models import MessageStatus, ProposalBody, Receipt, Turn
 from shared.registry import default_registry
 from shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
+from shared.secret_mask import mask_secrets
 
 IN_CHUNK = 500  # ids per IN (…) list: well under SQLite's bound-parameter limit
 
@@ -235,9 +236,19 @@ class _Extracted:
 
 
 def _extract(batch: Batch, extract_turn: ExtractTurn) -> _Extracted:
+    """Extract from the turns as ingest will store them: secrets masked. Only the batch is
+    the context for a secret announced one turn earlier; where the store knew an earlier
+    turn, the stored hash differs and the message proposes nothing (fail closed)."""
     turns: dict[tuple[str, str], Turn] = {}
+    previous: dict[tuple[str, str], str] = {}
     for turn in batch.turns:
-        turns.setdefault((turn.tenant_id, turn.message_id), turn)  # a repeated line: once
+        key = (turn.tenant_id, turn.message_id)
+        if key in turns:
+            continue  # a repeated line: once
+        session = (turn.tenant_id, turn.session_id)
+        masked = mask_secrets(turn.text, previous=previous.get(session))
+        previous[session] = turn.text
+        turns[key] = turn.model_copy(update={"text": masked.text})
     bodies = extract_debounced(list(turns.values()), extract_turn)
     return _Extracted(bodies, {key: sha256_hex(turn.text) for key, turn in turns.items()})
 

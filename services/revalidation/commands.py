@@ -14,9 +14,11 @@ from shared import memory_state
 from shared.candidates import candidate_values, erase_candidates_for_message
 from shared.canonical import claim_text, normalized_content_hash, sha256_hex
 from shared.db import as_utc, get_engine, insert_ignore, unit_of_work, utcnow
+from shared.erasure import forget_text
 from shared.models import MemoryStatus, MessageStatus, Topic
 from shared.outbox import emit, order_seq
 from shared.schema import current_memories, messages, proposals, suppressions
+from shared.secret_mask import mask_secrets
 
 
 class UnknownMessage(LookupError):
@@ -104,7 +106,8 @@ def supersede_message(
         old = _latest(conn, tenant_id, message_id)
         if old.status == MessageStatus.REVOKED:  # type: ignore[attr-defined]
             raise Refused(f"message {message_id} is revoked; a revoked message is not edited")
-        if old.text_sha256 == sha256_hex(new_text):  # type: ignore[attr-defined]
+        masked = mask_secrets(new_text)  # the edit is stored masked, like any turn
+        if old.text_sha256 == sha256_hex(masked.text):  # type: ignore[attr-defined]
             return int(old.revision)  # type: ignore[attr-defined]
         revision = int(old.revision) + 1  # type: ignore[attr-defined]
         conn.execute(
@@ -117,8 +120,10 @@ def supersede_message(
                 role=old.role,  # type: ignore[attr-defined]
                 source=old.source,
                 author_id=old.author_id,
-                text=new_text,  # type: ignore[attr-defined]
-                text_sha256=sha256_hex(new_text),
+                text=masked.text,
+                masked_spans=masked.spans_json(),
+                secret_unlocated=masked.unlocated,
+                text_sha256=sha256_hex(masked.text),
                 created_at=old.created_at,  # type: ignore[attr-defined]
                 utc_offset_minutes=old.utc_offset_minutes,  # type: ignore[attr-defined]
                 received_at=now,
@@ -183,7 +188,9 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     In one transaction: suppression rows keep only the normalised content hash of each claim
     (value and evidence sentence); dependent versions are FORGOTTEN, their values erased from
     history and projection; pending candidates are withdrawn and their values erased; the
-    message is revoked. Paraphrases are not caught. Returns how many versions were forgotten.
+    message is revoked, the text of every revision erased (its sha256 stays) and the claim
+    scrubbed from outbox payloads. Paraphrases are not caught. Returns how many versions were
+    forgotten.
     """
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
@@ -243,5 +250,6 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
         memory_state.withdraw_pending(conn, tenant_id, message_id)
         memory_state.erase_proposal_values(conn, tenant_id, message_id)
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")
+        forget_text(conn, tenant_id, message_id, hashes, now)
         uow.commit()
     return len(deps)
