@@ -4,6 +4,7 @@ table read as text, the evidence store included, SPEC §5.6 v2) and in no log li
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -78,3 +79,43 @@ def test_secret_canary__appears_in_no_table_not_even_the_evidence_store(
             )
         ).one()
     assert row.text == "" and len(row.text_sha256) == 64 and row.erased_at is not None
+
+
+def _luhn_card(seed: int) -> str:
+    """A Visa-shaped number that passes Luhn, unique to this test run."""
+    body = [4, *(int(c) for c in f"{seed:014d}")]
+    total = sum(
+        (d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 == 0 else d
+        for i, d in enumerate(reversed(body))
+    )
+    digits = "".join(map(str, [*body, (10 - total % 10) % 10]))
+    return " ".join(digits[i : i + 4] for i in range(0, 16, 4))
+
+
+@pytest.mark.parametrize("defect", ["message_not_found", "evidence_mismatch"])
+def test_secret_canary__a_value_refused_on_its_evidence_is_not_stored(
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]], defect: str
+) -> None:
+    # A proposal refused before its content is judged is still recorded; the secret in its
+    # value must not be (the hostile-input work found message_not_found kept the value).
+    text = "I prefer pnpm."
+    ingest_turns([Turn.model_validate(turn_dict(tenant, text, message_id="e1"))], engine=store)
+    card = _luhn_card(int(uuid.uuid4().int % 10**14))
+    fields: dict[str, Any] = {
+        "normalized_key": "preference.note",
+        "value": f"my card is {card}",
+        "scope": {"kind": "workspace", "key": "w1"},
+    }
+    if defect == "message_not_found":
+        proposal = make_proposal(tenant, "never-sent", text, **fields)
+    else:
+        ok = make_proposal(tenant, "e1", text, **fields)
+        proposal = make_proposal(
+            tenant, "e1", text, **fields, evidence={**ok["evidence"], "sha256": "0" * 64}
+        )
+    [receipt] = decide_batch([proposal], engine=store)
+    assert receipt.decision == "REJECT"
+    assert "secret" in receipt.reasons
+    tables = _rows_as_text(store)
+    for form in (card, card.replace(" ", "")):
+        assert [name for name, t in tables.items() if form in t] == []

@@ -287,6 +287,10 @@ def assess(
     a.passed("proposal_id")
     span = _check_evidence(p, msg, a)
     if span is None or msg is None:
+        # refused on its evidence, it is still recorded: a secret in the value must not be
+        if not a.secret and secret_kinds(claim_text(p.value)):
+            a.secret = True
+            a.reject.append("secret")
         return a
     a.span = span
     _check_content(p, span, msg, a)
