@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
@@ -58,7 +60,7 @@ class Folded:
     """``text`` is the folded string; ``origin[i]`` is the original index of ``text[i]``."""
 
     text: str
-    origin: tuple[int, ...]
+    origin: Sequence[int]  # a range when nothing moved, else a compact int array
     flags: frozenset[FoldFlag]
     original_length: int
 
@@ -111,16 +113,29 @@ def _simplify(out: list[str]) -> bool:
     return changed
 
 
-@lru_cache(maxsize=4096)
+# Sentences repeat across checks; whole messages (up to MAX_TEXT_CHARS) are folded once and
+# must not be kept, or a replay of long turns would hold thousands of them in memory.
+_CACHED_LENGTH = 2_000
+
+
 def fold(text: str) -> Folded:
     """Fold ``text`` for matching (see the module doc), keeping an index back to ``text``.
 
     NFKC is applied per code point rather than to the whole string: it keeps the index map
     exact, and the only difference (combining sequences) does not occur in ASCII secrets.
-    Cached: the gate folds one sentence for several checks.
+    Short texts are cached: the gate folds one sentence for several checks.
     """
+    return _fold_cached(text) if len(text) <= _CACHED_LENGTH else _fold(text)
+
+
+@lru_cache(maxsize=256)  # a batch re-folds the same sentences; more would only hold memory
+def _fold_cached(text: str) -> Folded:
+    return _fold(text)
+
+
+def _fold(text: str) -> Folded:
     if text.isascii():  # nothing to fold: the common case, kept cheap
-        return Folded(text, tuple(range(len(text))), frozenset(), len(text))
+        return Folded(text, range(len(text)), frozenset(), len(text))
     out: list[str] = []
     origin: list[int] = []
     flags: set[FoldFlag] = set()
@@ -146,7 +161,7 @@ def fold(text: str) -> Folded:
             origin.append(i)
     if _CJK.search("".join(out)) and _simplify(out):
         flags.add(FoldFlag.TRADITIONAL)
-    return Folded("".join(out), tuple(origin), frozenset(flags), len(text))
+    return Folded("".join(out), array("i", origin), frozenset(flags), len(text))
 
 
 def to_simplified(text: str) -> str:

@@ -40,7 +40,7 @@ from tests.curate_helpers import (
 LINES = [
     ("m1", "u1", "Remember that I deploy only on Tuesdays."),
     ("m2", "u1", "I prefer pnpm for all my JavaScript projects."),
-    ("m3", "u1", "Remember that I deploy on Tuesdays only."),  # normalised duplicate of m1
+    ("m3", "u1", "Remember that I deploy only on the Tuesdays."),  # m1 plus a function word
     ("m4", "u1", "We decided to use PostgreSQL for the billing service."),
     ("m5", "u1", "Remember that I deploy at 3pm."),
     ("m6", "u1", "Remember that I deploy at 5pm."),  # disagrees with m5 on the hour
@@ -128,7 +128,7 @@ def test_publish__switches_keeps_evidence_and_rollback_restores(store: Engine, t
     out = curate(store, tenant, subjects=["u1"])
     assert out["stage"] == "published"
     after = values(store, tenant)
-    assert "I deploy on Tuesdays only" not in after and "I deploy only on Tuesdays" in after
+    assert "I deploy only on the Tuesdays" not in after and "I deploy only on Tuesdays" in after
     assert "我每周一上午写周报和月报" not in after and "我每周一上午写周报" in after
     assert "I deploy at 3pm" in after and "I deploy at 5pm" in after  # review: kept as is
     assert len(after) == len(before) - 2

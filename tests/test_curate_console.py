@@ -52,7 +52,7 @@ def test_console__a_reviewer_approves_and_an_attester_samples_and_signs(
             rows = page.locator("#catalogue tbody tr")
             assert rows.count() == 10
             dup = page.locator('#catalogue tr[data-disposition="duplicate"]')
-            assert dup.locator(".value").inner_text() == "I deploy on Tuesdays only"
+            assert dup.locator(".value").inner_text() == "I deploy only on the Tuesdays"
             assert dup.locator(".target").inner_text() == "I deploy only on Tuesdays"
             page.click("#approve")
             page.wait_for_selector('#outcome:has-text("review: approved")')

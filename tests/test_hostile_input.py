@@ -65,12 +65,20 @@ def assert_nothing_echoed(*outputs: str) -> None:
 # --- HTTP -------------------------------------------------------------------------------------
 
 
+ROUTERS = Path(__file__).resolve().parent.parent / "services" / "api" / "routers"
+
+
 def test_api__every_route_parses_bodies_as_i_json(sqlite_engine: Engine) -> None:
     routers = [
         r.original_router for r in create_app(sqlite_engine).routes if hasattr(r, "original_router")
     ]
     routes = [route for router in routers for route in router.routes]
-    assert len(routers) == 7 and routes
+    from services.api.routers import __name__ as package
+
+    modules = {route.endpoint.__module__ for route in routes}
+    assert modules and routes
+    # every router module of the package is mounted, and each parses bodies strictly
+    assert {f"{package}.{p.stem}" for p in ROUTERS.glob("[!_]*.py")} <= modules
     assert all(isinstance(route, StrictJsonRoute) for route in routes)
 
 

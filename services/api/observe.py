@@ -19,6 +19,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from services.api.strict_json import StrictJsonRoute
+
 access_log = logging.getLogger("memwarden.api.access")
 
 # Reads answer in milliseconds; an embedded write drains the pipeline and can take seconds.
@@ -31,7 +33,7 @@ REQUESTS = Histogram(
 )
 UNMATCHED = "(unmatched)"  # 404s of unknown paths: one label, whatever was asked
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=StrictJsonRoute, include_in_schema=False)
 
 
 @router.get("/metrics")

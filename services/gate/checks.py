@@ -198,7 +198,10 @@ def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
 def _note_on_secret(msg: StoredMessage, span: str) -> bool:
     """A sentence about a credential in a message that holds one ("Remember this deploy
     key:" with the private key on the next lines)."""
-    return bool(_CREDENTIAL_WORD.search(span)) and bool(find_secrets(msg.text))
+    if not _CREDENTIAL_WORD.search(span):
+        return False
+    # ingest masked the secret itself; its record says one was there
+    return bool(msg.masked_spans) or msg.secret_unlocated or bool(find_secrets(msg.text))
 
 
 def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:

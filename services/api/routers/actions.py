@@ -37,10 +37,14 @@ from services.api.action_schemas import (
 from services.api.problems import Problem
 from services.api.security import Authenticated
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from shared.auth import Forbidden, Scope
 
 router = APIRouter(
-    prefix="/v1/actions", tags=["actions"], responses=problems.responses(401, 403, 422)
+    route_class=StrictJsonRoute,
+    prefix="/v1/actions",
+    tags=["actions"],
+    responses=problems.responses(401, 403, 422),
 )
 
 ActionId = Annotated[str, Path(pattern=r"^act_[0-9a-f]{32}$")]

@@ -18,6 +18,7 @@ from services.api.problems import Problem
 from services.api.schemas import HEX64, Body
 from services.api.security import Authenticated
 from services.api.state import StateDep
+from services.api.strict_json import StrictJsonRoute
 from services.curate import doors
 from services.curate.publish import publish, rollback
 from services.curate.runs import CurateRefused
@@ -25,6 +26,7 @@ from services.curate.stages import attest_plan, check_plan, make_plan, review_pl
 from shared.llm_client import LlmError
 
 router = APIRouter(
+    route_class=StrictJsonRoute,
     prefix="/v1/curate",
     tags=["curate"],
     responses=problems.responses(401, 403, 404, 409, 422),

@@ -11,6 +11,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from swagger_ui_bundle import swagger_ui_path
 
 from services.api.problems import Problem
+from services.api.strict_json import StrictJsonRoute
 
 ASSETS_PREFIX = "/docs/assets"
 ASSET_DIR = Path(swagger_ui_path)
@@ -21,7 +22,7 @@ ASSETS = {
     "favicon-32x32.png": "image/png",
 }
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=StrictJsonRoute, include_in_schema=False)
 
 
 @router.get("/docs")
