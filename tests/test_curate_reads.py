@@ -19,8 +19,9 @@ WORDS = ["apple", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron",
 def seed(engine: Engine, tenant: str) -> None:
     lines = []
     for n, word in enumerate(WORDS):
-        lines.append((f"a{n}", "u1", f"Remember that the {word} service deploys only on Tuesdays."))
-        lines.append((f"b{n}", "u1", f"Remember that the {word} service deploys only on the Tuesdays."))
+        said = f"Remember that the {word} service deploys only on"
+        lines.append((f"a{n}", "u1", f"{said} Tuesdays."))
+        lines.append((f"b{n}", "u1", f"{said} the Tuesdays."))
     lines.append(("p", "u1", "I prefer pnpm for all my JavaScript projects."))
     lines.append(("d", "u1", "We decided to use PostgreSQL for the billing service."))
     say_all(engine, tenant, lines)
