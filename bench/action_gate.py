@@ -20,13 +20,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import select
 
 from bench.common import scratch_database, summary_ms
-from services.actions.io import request_action
-from services.actions.request import ActionRequest
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from shared.auth import Principal, Scope
-from shared.models import Turn
-from shared.schema import current_memories
+from memwarden.services.actions.io import request_action
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import current_memories
 
 TENANT = "bench"
 AGENT = Principal("bench-agent", TENANT, frozenset({Scope.ACTION_REQUEST}))

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 
 from bench.common import percentile, scratch_database
-from shared.auth import Scope, create_principal
+from memwarden.shared.auth import Scope, create_principal
 
 TEXTS = ["I prefer pnpm for all my projects.", "我更喜欢深色主题。", "Thanks, that fixed it!"]
 
@@ -49,7 +49,7 @@ def main() -> None:
             "MEMWARDEN_MAX_BATCH": str(args.batch),
         }
         api = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "api", "--port", str(port)],
+            [sys.executable, "-m", "memwarden.services.cli", "api", "--port", str(port)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

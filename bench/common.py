@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
-from shared.db import engine_for, migrate
+from memwarden.shared.db import engine_for, migrate
 
 PG_URL = os.environ.get(
     "MEMWARDEN_BENCH_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"

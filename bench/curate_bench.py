@@ -21,9 +21,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import scratch_database
-from services.curate.publish import publish, rollback
-from services.curate.runs import get_run, items_of
-from services.curate.stages import (
+from memwarden.services.curate.publish import publish, rollback
+from memwarden.services.curate.runs import get_run, items_of
+from memwarden.services.curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -31,13 +31,13 @@ from services.curate.stages import (
     review_plan,
     take_snapshot,
 )
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from shared.auth import Principal, Scope
-from shared.db import unit_of_work
-from shared.models import Turn
-from shared.registry import default_registry
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.models import Turn
+from memwarden.shared.registry import default_registry
 
 ADJ = [
     "amber",

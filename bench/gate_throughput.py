@@ -25,13 +25,13 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
 from bench.common import scratch_database
-from services.extractor.io import with_id
-from services.extractor.rules import extract
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from shared.db import engine_for
-from shared.models import Turn
-from shared.registry import default_registry
+from memwarden.services.extractor.io import with_id
+from memwarden.services.extractor.rules import extract
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.db import engine_for
+from memwarden.shared.models import Turn
+from memwarden.shared.registry import default_registry
 
 SENTENCES = [
     "I prefer pnpm for all my projects.",

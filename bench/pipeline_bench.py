@@ -24,9 +24,9 @@ import redis
 from sqlalchemy import Engine, func, select, text
 
 from bench.common import percentile, scratch_database
-from services.ingest.io import ingest_turns
-from shared.models import Turn
-from shared.schema import vector_index
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import vector_index
 
 BROKER = "redis://127.0.0.1:6379/14"
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
@@ -97,7 +97,7 @@ def start_pipeline(url: str, log_dir: Path) -> list[subprocess.Popen[bytes]]:
         log = (log_dir / f"{'-'.join(args)}.log").open("w")
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "services.cli", *args],
+                [sys.executable, "-m", "memwarden.services.cli", *args],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

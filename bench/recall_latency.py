@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import scratch_database, summary_ms
-from services.recall.query import recall
-from shared.canonical import sha256_hex
-from shared.db import dumps
-from shared.embedding import default_embedder, memory_text, to_bytes
-from shared.schema import (
+from memwarden.services.recall.query import recall
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.db import dumps
+from memwarden.shared.embedding import default_embedder, memory_text, to_bytes
+from memwarden.shared.schema import (
     current_memories,
     fact_keys,
     memory_evidence,

@@ -26,9 +26,9 @@ from memwarden.types import (
     Revoked,
     TurnInput,
 )
-from shared.auth import Forbidden, Principal, Scope, Unauthenticated, authenticate, authorize
-from shared.db import engine_for, migrate
-from shared.models import Turn
+from memwarden.shared.auth import Forbidden, Principal, Scope, Unauthenticated, authenticate, authorize
+from memwarden.shared.db import engine_for, migrate
+from memwarden.shared.models import Turn
 
 # With no API key, whoever holds the database URL (or the data directory) already holds
 # every power over it; the client then acts as this principal, with memory:admin.
@@ -58,7 +58,7 @@ class LocalBackend:
             raise
 
     def _check_schema(self) -> None:
-        from shared.schema_version import SchemaBehind, require_current_schema
+        from memwarden.shared.schema_version import SchemaBehind, require_current_schema
 
         try:
             require_current_schema(self.engine)
@@ -87,14 +87,14 @@ class LocalBackend:
 
     def _settle(self) -> None:
         if self.embedded:
-            from services.pipeline import drain
+            from memwarden.services.pipeline import drain
 
             drain(self.engine)
 
     # -- writes -------------------------------------------------------------------------
 
     def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
-        from services.ingest.io import IngestRefused, ingest_turns
+        from memwarden.services.ingest.io import IngestRefused, ingest_turns
 
         stored = [Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns]
         with self._allowed(Scope.PROPOSE):
@@ -112,7 +112,7 @@ class LocalBackend:
         )
 
     def _decisions(self, turns: Sequence[TurnInput]) -> list[Decided]:
-        from services.inspect import list_proposals
+        from memwarden.services.inspect import list_proposals
 
         wanted = {t.message_id for t in turns}
         out: list[Decided] = []
@@ -125,7 +125,7 @@ class LocalBackend:
         return out
 
     def propose(self, proposals: list[dict[str, Any]]) -> list[Receipt]:
-        from services.gate.io import GateContext, decide_batch
+        from memwarden.services.gate.io import GateContext, decide_batch
 
         for index, p in enumerate(proposals):
             if p.get("tenant_id") not in (None, self.tenant):
@@ -140,7 +140,7 @@ class LocalBackend:
         return receipts
 
     def revoke(self, message_id: str) -> Revoked:
-        from services.revalidation.commands import UnknownMessage, revoke_message
+        from memwarden.services.revalidation.commands import UnknownMessage, revoke_message
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -151,7 +151,7 @@ class LocalBackend:
         return Revoked(message_id=message_id, revoked=changed)
 
     def forget(self, message_id: str) -> Forgotten:
-        from services.revalidation.commands import UnknownMessage, forget_message
+        from memwarden.services.revalidation.commands import UnknownMessage, forget_message
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -162,7 +162,7 @@ class LocalBackend:
         return Forgotten(message_id=message_id, memory_versions_forgotten=count)
 
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
-        from services.gate.review import approve
+        from memwarden.services.gate.review import approve
 
         return self._review(
             lambda: approve(
@@ -171,14 +171,14 @@ class LocalBackend:
         )
 
     def reject(self, proposal_id: str) -> Reviewed:
-        from services.gate.review import reject
+        from memwarden.services.gate.review import reject
 
         return self._review(
             lambda: reject(self.principal, self.tenant, proposal_id, engine=self.engine)
         )
 
     def _review(self, action: Any) -> Reviewed:
-        from services.gate.review import ReviewRefused
+        from memwarden.services.gate.review import ReviewRefused
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -193,21 +193,21 @@ class LocalBackend:
     # -- reads --------------------------------------------------------------------------
 
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
-        from services.recall.query import recall
+        from memwarden.services.recall.query import recall
 
         with self._allowed(Scope.READ):
             found = recall(self.tenant, subject, query, k=k, engine=self.engine)
         return [Recalled.model_validate(r.as_json()) for r in found]
 
     def memories(self, subject: str) -> list[MemoryVersion]:
-        from services.inspect import list_memories
+        from memwarden.services.inspect import list_memories
 
         with self._allowed(Scope.READ):
             rows = list_memories(self.tenant, subject, engine=self.engine)
         return [MemoryVersion.model_validate(r) for r in rows]
 
     def pending(self, limit: int) -> list[Pending]:
-        from services.gate.review import pending
+        from memwarden.services.gate.review import pending
 
         with self._allowed(Scope.REVIEW):
             rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)

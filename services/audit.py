@@ -27,16 +27,16 @@ from sqlalchemy import (
     select,
 )
 
-from shared import provenance
-from shared.candidates import undecided_count
-from shared.config import get_settings
-from shared.db import get_engine, unit_of_work
-from shared.dead_letters import count_dead_letters
-from shared.erasure import holds_forgotten
-from shared.health import unindexed_versions
-from shared.models import MemoryStatus
-from shared.outbox import delivery_health
-from shared.schema import (
+from memwarden.shared import provenance
+from memwarden.shared.candidates import undecided_count
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import get_engine, unit_of_work
+from memwarden.shared.dead_letters import count_dead_letters
+from memwarden.shared.erasure import holds_forgotten
+from memwarden.shared.health import unindexed_versions
+from memwarden.shared.models import MemoryStatus
+from memwarden.shared.outbox import delivery_health
+from memwarden.shared.schema import (
     current_memories,
     memory_versions,
     messages,

@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from shared.db import as_utc, get_engine, unit_of_work
-from shared.schema import current_memories, memory_evidence, memory_versions, proposals
+from memwarden.shared.db import as_utc, get_engine, unit_of_work
+from memwarden.shared.schema import current_memories, memory_evidence, memory_versions, proposals
 
 
 def _iso(moment: Any) -> str | None:

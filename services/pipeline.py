@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from shared.celery_app import STAGE_TASK_MODULES, app
-from shared.db import engine_scope, get_engine
-from shared.relay import drain_in_process
+from memwarden.shared.celery_app import STAGE_TASK_MODULES, app
+from memwarden.shared.db import engine_scope, get_engine
+from memwarden.shared.relay import drain_in_process
 
 for _module in STAGE_TASK_MODULES.values():
     importlib.import_module(_module)

@@ -85,7 +85,7 @@ def load_action_registry(path: Path = ACTIONS_PATH, extra: Path | None = None) -
 
 @lru_cache(maxsize=1)
 def default_action_registry() -> ActionRegistry:
-    from shared.config import get_settings
+    from memwarden.shared.config import get_settings
 
     extra = get_settings().action_registry_extra
     return load_action_registry(extra=extra)

@@ -19,10 +19,10 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
-from shared.db import in_list
-from shared.models import Topic
-from shared.outbox import emit_many
-from shared.schema import action_uses, actions
+from memwarden.shared.db import in_list
+from memwarden.shared.models import Topic
+from memwarden.shared.outbox import emit_many
+from memwarden.shared.schema import action_uses, actions
 
 
 class ActionState(StrEnum):

@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 from sqlalchemy.exc import IntegrityError
 
-from shared.canonical import sha256_hex
-from shared.db import utcnow
-from shared.schema import principals
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.db import utcnow
+from memwarden.shared.schema import principals
 
 KEY_PREFIX = "mwk_"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, exists, func, select
 
-from shared.db import dumps, insert_ignore, pairs_in, utcnow
-from shared.schema import proposal_candidates, proposals
+from memwarden.shared.db import dumps, insert_ignore, pairs_in, utcnow
+from memwarden.shared.schema import proposal_candidates, proposals
 
 
 def store_candidates(conn: Connection, bodies: list[dict[str, Any]]) -> None:

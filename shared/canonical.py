@@ -9,7 +9,7 @@ from typing import Any
 
 import rfc8785
 
-from shared.textfold import suppression_form
+from memwarden.shared.textfold import suppression_form
 
 IDENTITY_SCHEMA = 1
 

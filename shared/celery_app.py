@@ -11,8 +11,8 @@ from enum import StrEnum
 from celery import Celery
 from kombu import Queue
 
-from shared.config import get_settings
-from shared.models import Topic
+from memwarden.shared.config import get_settings
+from memwarden.shared.models import Topic
 
 
 class Stage(StrEnum):
@@ -37,10 +37,10 @@ ROUTES: dict[str, tuple[str, Stage]] = {
 }
 
 STAGE_TASK_MODULES = {
-    Stage.EXTRACTOR: "services.extractor.tasks",
-    Stage.GATE: "services.gate.tasks",
-    Stage.REVALIDATION: "services.revalidation.tasks",
-    Stage.VECTOR_SINK: "services.vector_sink.tasks",
+    Stage.EXTRACTOR: "memwarden.services.extractor.tasks",
+    Stage.GATE: "memwarden.services.gate.tasks",
+    Stage.REVALIDATION: "memwarden.services.revalidation.tasks",
+    Stage.VECTOR_SINK: "memwarden.services.vector_sink.tasks",
 }
 
 

@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from shared import classifier_cues as cues
-from shared.reltime import Granularity, find_relative_times
-from shared.segmenter import split_sentences
-from shared.textfold import folded_text
+from memwarden.shared import classifier_cues as cues
+from memwarden.shared.reltime import Granularity, find_relative_times
+from memwarden.shared.segmenter import split_sentences
+from memwarden.shared.textfold import folded_text
 
 
 class Feature(StrEnum):

@@ -25,13 +25,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from shared import metrics
-from shared.config import get_settings
-from shared.db import get_engine, unit_of_work
-from shared.dead_letters import dead_letter
-from shared.inbox import first_deliveries
-from shared.outbox import held_back, hold, mark_consumed
-from shared.retry import backoff_delays, is_transient, redacted
+from memwarden.shared import metrics
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import get_engine, unit_of_work
+from memwarden.shared.dead_letters import dead_letter
+from memwarden.shared.inbox import first_deliveries
+from memwarden.shared.outbox import held_back, hold, mark_consumed
+from memwarden.shared.retry import backoff_delays, is_transient, redacted
 
 log = logging.getLogger("memwarden.consume")
 

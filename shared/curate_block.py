@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, exists, or_, select
 
-from shared.db import insert_ignore
-from shared.schema import curate_blocks
+from memwarden.shared.db import insert_ignore
+from memwarden.shared.schema import curate_blocks
 
 CURATE_PUBLISHING = "curate_publishing"
 WHOLE_TENANT = "*"

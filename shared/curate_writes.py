@@ -20,10 +20,10 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, select, update
 
-from shared.db import dumps, in_list, insert_ignore, pairs_in
-from shared.models import MemoryStatus, ProposalState, Topic
-from shared.outbox import emit_many
-from shared.schema import (
+from memwarden.shared.db import dumps, in_list, insert_ignore, pairs_in
+from memwarden.shared.models import MemoryStatus, ProposalState, Topic
+from memwarden.shared.outbox import emit_many
+from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,

@@ -27,8 +27,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
 
-from shared.config import get_settings
-from shared.schema import FACT_KEY_COLUMNS, fact_keys
+from memwarden.shared.config import get_settings
+from memwarden.shared.schema import FACT_KEY_COLUMNS, fact_keys
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, select, update
 
-from shared import metrics
-from shared.db import in_list, insert_ignore, utcnow
-from shared.retry import error_class, redacted
-from shared.schema import dead_letters, outbox, processed_events
+from memwarden.shared import metrics
+from memwarden.shared.db import in_list, insert_ignore, utcnow
+from memwarden.shared.retry import error_class, redacted
+from memwarden.shared.schema import dead_letters, outbox, processed_events
 
 log = logging.getLogger("memwarden.deadletter")
 

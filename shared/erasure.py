@@ -21,9 +21,9 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
-from shared.canonical import normalized_content_hash
-from shared.schema import messages, outbox
-from shared.segmenter import split_sentences
+from memwarden.shared.canonical import normalized_content_hash
+from memwarden.shared.schema import messages, outbox
+from memwarden.shared.segmenter import split_sentences
 
 
 def _pieces(text: str) -> Iterator[str]:

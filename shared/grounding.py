@@ -29,10 +29,10 @@ import datetime as dt
 import re
 import unicodedata
 
-from shared.classifier import Feature, classify
-from shared.registry import KeySpec, fold
-from shared.reltime import find_relative_times, has_relative_time, rendered_dates
-from shared.textfold import to_simplified
+from memwarden.shared.classifier import Feature, classify
+from memwarden.shared.registry import KeySpec, fold
+from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates
+from memwarden.shared.textfold import to_simplified
 
 VALUE_NOT_GROUNDED = "value_not_grounded"
 RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"

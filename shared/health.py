@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, and_, select
 
-from shared.schema import current_memories, vector_index
+from memwarden.shared.schema import current_memories, vector_index
 
 
 def unindexed_versions(

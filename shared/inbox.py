@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Connection
 from sqlalchemy.dialects import postgresql, sqlite
 
-from shared.db import utcnow
-from shared.schema import processed_events
+from memwarden.shared.db import utcnow
+from memwarden.shared.schema import processed_events
 
 
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:

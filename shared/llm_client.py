@@ -16,7 +16,7 @@ from typing import Any, Self
 
 import httpx
 
-from shared.config import Settings
+from memwarden.shared.config import Settings
 
 MAX_RESPONSE_BYTES = 1 << 20
 

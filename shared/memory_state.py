@@ -20,11 +20,11 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, select, update
 
-from shared.action_repair import cancel_actions_using
-from shared.db import dumps, in_list, insert_ignore
-from shared.models import MemoryStatus, ProposalState, Topic
-from shared.outbox import emit, emit_many
-from shared.schema import (
+from memwarden.shared.action_repair import cancel_actions_using
+from memwarden.shared.db import dumps, in_list, insert_ignore
+from memwarden.shared.models import MemoryStatus, ProposalState, Topic
+from memwarden.shared.outbox import emit, emit_many
+from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,

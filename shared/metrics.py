@@ -20,8 +20,8 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from sqlalchemy import Engine
 
-from shared.db import unit_of_work, utcnow
-from shared.outbox import backlog, delivery_health, oldest_unsent_at
+from memwarden.shared.db import unit_of_work, utcnow
+from memwarden.shared.outbox import backlog, delivery_health, oldest_unsent_at
 
 log = logging.getLogger("memwarden.metrics")
 
@@ -139,7 +139,7 @@ def serve(port: int) -> WSGIServer | None:
 
 def sample_outbox(engine: Engine) -> None:
     """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
-    from shared.config import get_settings
+    from memwarden.shared.config import get_settings
 
     with unit_of_work(engine) as uow:
         pending = backlog(uow.conn)
@@ -153,8 +153,8 @@ def sample_outbox(engine: Engine) -> None:
 
 def sample_stuck_work(engine: Engine) -> None:
     """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
-    from shared.candidates import undecided_count
-    from shared.health import unindexed_versions
+    from memwarden.shared.candidates import undecided_count
+    from memwarden.shared.health import unindexed_versions
 
     with unit_of_work(engine) as uow:
         STUCK_WORK.labels("undecided_candidates").set(undecided_count(uow.conn))
@@ -169,7 +169,7 @@ def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
     Celery's Redis transport keeps a queue as a list named after it (the list KEDA reads);
     messages a worker has taken but not acknowledged are not in it.
     """
-    from shared.celery_app import Stage  # the Celery app is built on import; relays only
+    from memwarden.shared.celery_app import Stage  # the Celery app is built on import; relays only
 
     queues = [stage.value for stage in Stage]
     for queue, depth in zip(queues, llen(queues), strict=True):

@@ -24,8 +24,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from shared import ijson
-from shared.secrets import SecretKind, find_secrets
+from memwarden.shared import ijson
+from memwarden.shared.secrets import SecretKind, find_secrets
 
 # a memory id (hex) optionally followed by ":version"
 DERIVED_FROM_NAME = re.compile(r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$")

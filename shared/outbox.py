@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, or_, select, update
 
-from shared.db import dumps, in_list, utcnow
-from shared.models import FEED_ONLY_TOPICS, Topic
-from shared.schema import dead_letters, outbox
+from memwarden.shared.db import dumps, in_list, utcnow
+from memwarden.shared.models import FEED_ONLY_TOPICS, Topic
+from memwarden.shared.schema import dead_letters, outbox
 
 NOTIFY_CHANNEL = "memwarden_outbox"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import and_, exists, func, select
 
-from shared.models import MessageStatus
-from shared.schema import memory_evidence, messages
+from memwarden.shared.models import MessageStatus
+from memwarden.shared.schema import memory_evidence, messages
 
 _ACTIVE_EVIDENCE = and_(
     messages.c.tenant_id == memory_evidence.c.tenant_id,

@@ -20,12 +20,12 @@ from typing import Any
 from celery import Celery
 from sqlalchemy import Engine, func, select
 
-from shared.celery_app import ROUTES
-from shared.config import get_settings
-from shared.db import in_list, unit_of_work
-from shared.dead_letters import dead_letter
-from shared.models import FEED_ONLY_TOPICS
-from shared.outbox import (
+from memwarden.shared.celery_app import ROUTES
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import in_list, unit_of_work
+from memwarden.shared.dead_letters import dead_letter
+from memwarden.shared.models import FEED_ONLY_TOPICS
+from memwarden.shared.outbox import (
     NOTIFY_CHANNEL,
     OutboxEvent,
     claim_batch,
@@ -34,8 +34,8 @@ from shared.outbox import (
     pending_events,
     release,
 )
-from shared.retry import backoff_delays, is_transient, redacted
-from shared.schema import outbox
+from memwarden.shared.retry import backoff_delays, is_transient, redacted
+from memwarden.shared.schema import outbox
 
 log = logging.getLogger("memwarden.relay")
 
@@ -153,8 +153,8 @@ class UnknownTopic(ValueError):
 
 def redis_busy_queues(broker_url: str) -> BusyQueues | None:
     """The stage queues holding messages in a Redis broker (None for other transports)."""
-    from shared.celery_app import Stage
-    from shared.metrics import redis_llen
+    from memwarden.shared.celery_app import Stage
+    from memwarden.shared.metrics import redis_llen
 
     llen = redis_llen(broker_url)
     if llen is None:

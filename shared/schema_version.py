@@ -14,7 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from shared.db import MIGRATIONS_DIR
+from memwarden.shared.db import MIGRATIONS_DIR
 
 
 class SchemaBehind(RuntimeError):

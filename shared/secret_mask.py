@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from shared.secret_spoken import ends_with_cue, leading_value
-from shared.secrets import find_secrets
-from shared.segmenter import split_sentences
-from shared.textfold import fold
+from memwarden.shared.secret_spoken import ends_with_cue, leading_value
+from memwarden.shared.secrets import find_secrets
+from memwarden.shared.segmenter import split_sentences
+from memwarden.shared.textfold import fold
 
 MASK = "*"
 _MAX_PASSES = 3

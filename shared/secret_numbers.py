@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from shared.secret_checksums import (
+from memwarden.shared.secret_checksums import (
     IBAN_LENGTHS,
     card_number_valid,
     cn_resident_id_valid,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from shared.secret_phrases import PLACEHOLDER, PROSE_WORDS
+from memwarden.shared.secret_phrases import PLACEHOLDER, PROSE_WORDS
 
 PASSWORD = "password"
 PIN = "pin"

@@ -61,8 +61,8 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
-from shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
-from shared.textfold import fold
+from memwarden.shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
+from memwarden.shared.textfold import fold
 
 
 class SecretKind(StrEnum):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from shared.textfold import fold
+from memwarden.shared.textfold import fold
 
 
 class SensitiveCategory(StrEnum):

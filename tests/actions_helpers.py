@@ -7,14 +7,14 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from services.actions.io import request_action
-from services.actions.request import ActionRequest
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from shared.auth import Principal, Scope
-from shared.db import unit_of_work
-from shared.models import Turn
-from shared.schema import memory_evidence, memory_versions
+from memwarden.services.actions.io import request_action
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import memory_evidence, memory_versions
 from tests.conftest import turn_dict
 
 AGENT = "agent-1"

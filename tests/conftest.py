@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
-from shared.canonical import proposal_id, proposal_identity, sha256_hex
-from shared.db import engine_for, migrate
+from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
+from memwarden.shared.db import engine_for, migrate
 
 PG_URL = os.environ.get(
     "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"

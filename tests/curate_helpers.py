@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from services.curate.publish import publish
-from services.curate.stages import (
+from memwarden.services.curate.publish import publish
+from memwarden.services.curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -16,12 +16,12 @@ from services.curate.stages import (
     review_plan,
     take_snapshot,
 )
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from shared.auth import Principal, Scope
-from shared.models import Turn
-from shared.registry import default_registry
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.models import Turn
+from memwarden.shared.registry import default_registry
 from tests.conftest import turn_dict
 
 
@@ -61,8 +61,8 @@ def statement(out: dict[str, Any], sampled: list[str]) -> dict[str, Any]:
 
 def sample_of(engine: Engine, tenant: str, run_id: str) -> list[str]:
     """One source of each kind in the run: a sample that covers the high-risk kinds."""
-    from services.curate.runs import get_run, items_of
-    from shared.db import unit_of_work
+    from memwarden.services.curate.runs import get_run, items_of
+    from memwarden.shared.db import unit_of_work
 
     with unit_of_work(engine) as uow:
         items = items_of(get_run(uow.conn, run_id))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from services.actions.decide import UsedMemory, decide_action
-from services.actions.request import ActionRequest, key_hash, request_hash
-from shared.action_registry import ActionRegistryError, load_action_registry
-from shared.registry import default_registry
+from memwarden.services.actions.decide import UsedMemory, decide_action
+from memwarden.services.actions.request import ActionRequest, key_hash, request_hash
+from memwarden.shared.action_registry import ActionRegistryError, load_action_registry
+from memwarden.shared.registry import default_registry
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
 GOOD = UsedMemory(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from services.eval.runner import run_cases
+from memwarden.services.eval.runner import run_cases
 from tests.actions.generate import OUT, render
 
 REPO = Path(__file__).resolve().parent.parent

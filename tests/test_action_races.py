@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-import services.actions.io as action_io
-from services.actions.lifecycle import affected_by_message
-from services.actions.receipts import ActionKeyConflict
-from services.pipeline import drain
-from services.revalidation.commands import revoke_message
-from shared.db import unit_of_work
-from shared.schema import action_uses, actions
+import memwarden.services.actions.io as action_io
+from memwarden.services.actions.lifecycle import affected_by_message
+from memwarden.services.actions.receipts import ActionKeyConflict
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.schema import action_uses, actions
 from tests.actions_helpers import act, memory_of, say
 
 ROUNDS = 8

@@ -8,19 +8,19 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, select
 
-from services.actions.lifecycle import (
+from memwarden.services.actions.lifecycle import (
     OutcomeStatus,
     actions_for_memory,
     affected_by_message,
     approve_action,
     report_outcome,
 )
-from services.actions.receipts import ActionKeyConflict, ActionRefused, UnknownIntent
-from services.actions.request import ActionRequest
-from services.revalidation.commands import reject_memory, revoke_message
-from shared.auth import Forbidden, Scope
-from shared.db import unit_of_work, utcnow
-from shared.schema import outbox
+from memwarden.services.actions.receipts import ActionKeyConflict, ActionRefused, UnknownIntent
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.revalidation.commands import reject_memory, revoke_message
+from memwarden.shared.auth import Forbidden, Scope
+from memwarden.shared.db import unit_of_work, utcnow
+from memwarden.shared.schema import outbox
 from tests.actions_helpers import act, agent, approver, memory_of, say, status_of
 
 NPM = "I use npm for every project"
@@ -75,13 +75,13 @@ def test_action__rejected_memory_is_denied_memory_revoked(store: Engine, tenant:
 def test_action__a_named_version_older_than_the_current_is_stale(
     store: Engine, tenant: str
 ) -> None:
-    from services.gate.review import approve
-    from shared.auth import Principal
+    from memwarden.services.gate.review import approve
+    from memwarden.shared.auth import Principal
 
     _, memory_id, version = npm_memory(store, tenant)
     say(store, tenant, "I use pnpm for every project")  # a replacement awaits the owner
     with unit_of_work(store) as uow:
-        from shared.schema import proposals
+        from memwarden.shared.schema import proposals
 
         pending = uow.conn.execute(
             select(proposals.c.proposal_id, proposals.c.payload_hash).where(
@@ -98,7 +98,7 @@ def test_action__a_named_version_older_than_the_current_is_stale(
 
 def test_action__expired_memory_is_denied(store: Engine, tenant: str) -> None:
     _, memory_id, _ = npm_memory(store, tenant)
-    from services.actions.io import request_action
+    from memwarden.services.actions.io import request_action
 
     req = ActionRequest(
         tenant_id=tenant,
@@ -110,7 +110,7 @@ def test_action__expired_memory_is_denied(store: Engine, tenant: str) -> None:
     # the memory has no expiry of its own; give it one in the past through the store
     from sqlalchemy import update
 
-    from shared.schema import memory_versions
+    from memwarden.shared.schema import memory_versions
 
     with unit_of_work(store) as uow:
         uow.conn.execute(
@@ -223,7 +223,7 @@ def test_approval__voided_when_a_used_memory_was_revoked_meanwhile(
 def test_outcome__executed_then_revocation_needs_repair_with_the_reference(
     store: Engine, tenant: str
 ) -> None:
-    from services.pipeline import drain
+    from memwarden.services.pipeline import drain
 
     mid, memory_id, version = npm_memory(store, tenant)
     executed = act(store, tenant, "package.install", [memory_id])
@@ -270,8 +270,8 @@ def test_outcome__cannot_report_on_a_denied_action(store: Engine, tenant: str) -
 def test_action__memory_whose_message_was_edited_away_is_denied_superseded(
     store: Engine, tenant: str
 ) -> None:
-    from services.pipeline import drain
-    from services.revalidation.commands import supersede_message
+    from memwarden.services.pipeline import drain
+    from memwarden.services.revalidation.commands import supersede_message
 
     mid, memory_id, _ = npm_memory(store, tenant)
     supersede_message(

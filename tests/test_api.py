@@ -11,11 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, create_engine, select
 
-from services.api import create_app
-from shared.auth import Scope, create_principal
-from shared.config import Settings
-from shared.db import insert_ignore, utcnow
-from shared.schema import receipts, tenant_policies
+from memwarden.services.api import create_app
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.config import Settings
+from memwarden.shared.db import insert_ignore, utcnow
+from memwarden.shared.schema import receipts, tenant_policies
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

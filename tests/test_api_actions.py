@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from shared.auth import Scope, create_principal
+from memwarden.shared.auth import Scope, create_principal
 from tests.test_api import api_client, auth, turn
 
 

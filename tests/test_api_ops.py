@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
 
-from services.api import create_app
-from shared.auth import Scope, create_principal
-from shared.config import Settings
+from memwarden.services.api import create_app
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.config import Settings
 
 SECRET_QUERY = "what-did-alice-say-about-her-bank"
 

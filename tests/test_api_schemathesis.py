@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from sqlalchemy import Engine, create_engine
 
-from services.api import create_app
-from shared.auth import Scope, create_principal
-from shared.config import Settings
+from memwarden.services.api import create_app
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.config import Settings
 from tests.test_api import turn
 
 UNPROTECTED = ("/healthz", "/readyz")

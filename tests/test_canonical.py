@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.canonical import (
+from memwarden.shared.canonical import (
     jcs,
     normalized_content_hash,
     payload_hash,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.classifier import NOT_DURABLE, Feature, claim_offset, classify
+from memwarden.shared.classifier import NOT_DURABLE, Feature, claim_offset, classify
 
 F = Feature
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.classifier import Feature, classify, classify_span, named_project
-from shared.textfold import to_simplified
+from memwarden.shared.classifier import Feature, classify, classify_span, named_project
+from memwarden.shared.textfold import to_simplified
 
 F = Feature
 

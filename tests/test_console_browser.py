@@ -20,9 +20,9 @@ import pytest
 import uvicorn
 from sqlalchemy import Engine
 
-from services.api import create_app
-from shared.auth import Scope, create_principal
-from shared.config import Settings
+from memwarden.services.api import create_app
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.config import Settings
 from tests.test_api import set_policy
 
 CHROMIUM = "/usr/bin/chromium"

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from services.curate.runs import get_run
-from services.curate.stages import RulesRewriter, check_plan, make_plan, take_snapshot
-from shared.auth import Principal, Scope, create_principal
-from shared.db import unit_of_work
-from shared.registry import default_registry
+from memwarden.services.curate.runs import get_run
+from memwarden.services.curate.stages import RulesRewriter, check_plan, make_plan, take_snapshot
+from memwarden.shared.auth import Principal, Scope, create_principal
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.registry import default_registry
 from tests.curate_helpers import say_all
 from tests.test_console_browser import _chromium_page, served  # noqa: F401 (fixture)
 from tests.test_curate import LINES

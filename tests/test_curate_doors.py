@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from services.cli import build_parser
-from services.cli.common import CliError
-from shared.auth import Scope, create_principal
-from shared.db import engine_scope
+from memwarden.services.cli import build_parser
+from memwarden.services.cli.common import CliError
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.db import engine_scope
 from tests.curate_helpers import sample_of, say_all, values
 from tests.test_api import api_client, auth
 from tests.test_curate import LINES
@@ -157,8 +157,8 @@ def ok(c: TestClient, method: str, path: str, key: str, body: Any = None) -> Any
 def test_api__recall_during_a_publish_block_says_why_it_is_empty(
     sqlite_engine: Engine, tenant: str
 ) -> None:
-    from shared.curate_block import lift_blocks, set_blocks
-    from shared.db import utcnow
+    from memwarden.shared.curate_block import lift_blocks, set_blocks
+    from memwarden.shared.db import utcnow
 
     say_all(sqlite_engine, tenant, LINES)
     with sqlite_engine.begin() as conn:

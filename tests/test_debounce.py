@@ -7,13 +7,13 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from services.extractor.debounce import extract_debounced, extract_run, session_runs
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from shared.canonical import sha256_hex
-from shared.models import ProposalBody, Turn
-from shared.schema import proposals
+from memwarden.services.extractor.debounce import extract_debounced, extract_run, session_runs
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.models import ProposalBody, Turn
+from memwarden.shared.schema import proposals
 from tests.conftest import turn_dict
 
 

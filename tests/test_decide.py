@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.gate.checks import Assessment
-from services.gate.decide import CurrentFact, decide
-from shared.models import Decision
+from memwarden.services.gate.checks import Assessment
+from memwarden.services.gate.decide import CurrentFact, decide
+from memwarden.shared.models import Decision
 
 EARLY = datetime(2026, 1, 1, tzinfo=UTC)
 LATE = datetime(2026, 2, 1, tzinfo=UTC)

@@ -12,19 +12,19 @@ import pytest
 from sqlalchemy import Connection, Engine, select, text
 from sqlalchemy.exc import OperationalError
 
-from services.extractor.io import extract_batch
-from services.gate.io import run_gate_stage
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.revalidation.commands import forget_message
-from shared.config import get_settings
-from shared.consume import RetriesExhausted, consume
-from shared.db import engine_for, insert_ignore, unit_of_work, utcnow
-from shared.dead_letters import list_dead_letters, retry_dead_letters
-from shared.models import Topic, Turn
-from shared.outbox import claim_batch, emit_many, event_of, mark_consumed
-from shared.relay import Listener, RelayTimings, relay_once
-from shared.schema import (
+from memwarden.services.extractor.io import extract_batch
+from memwarden.services.gate.io import run_gate_stage
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import forget_message
+from memwarden.shared.config import get_settings
+from memwarden.shared.consume import RetriesExhausted, consume
+from memwarden.shared.db import engine_for, insert_ignore, unit_of_work, utcnow
+from memwarden.shared.dead_letters import list_dead_letters, retry_dead_letters
+from memwarden.shared.models import Topic, Turn
+from memwarden.shared.outbox import claim_batch, emit_many, event_of, mark_consumed
+from memwarden.shared.relay import Listener, RelayTimings, relay_once
+from memwarden.shared.schema import (
     outbox,
     processed_events,
     proposal_candidates,
@@ -407,9 +407,9 @@ def test_gate__a_late_older_statement_is_history_not_a_pending_replacement(
 def test_drain__a_round_of_held_events_widens_and_decides_in_the_order_said(
     store: Engine, tenant: str
 ) -> None:
-    from services.pipeline import run_task_locally
-    from shared.db import engine_scope
-    from shared.relay import drain_in_process
+    from memwarden.services.pipeline import run_task_locally
+    from memwarden.shared.db import engine_scope
+    from memwarden.shared.relay import drain_in_process
 
     newer = turn_dict(tenant, "I prefer yarn.", message_id="m2", created_at="2026-05-01T10:00:00Z")
     older = turn_dict(tenant, "I prefer pnpm.", message_id="m1", created_at="2026-05-01T09:00:00Z")

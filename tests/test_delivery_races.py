@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from services.vector_sink.io import sync_memories
-from shared.models import Topic, Turn
-from shared.schema import (
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.vector_sink.io import sync_memories
+from memwarden.shared.models import Topic, Turn
+from memwarden.shared.schema import (
     current_memories,
     memory_versions,
     messages,

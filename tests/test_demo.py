@@ -12,13 +12,13 @@ import pytest
 import redis
 from sqlalchemy import create_engine, func, select
 
-from shared.schema import messages, outbox, proposals
+from memwarden.shared.schema import messages, outbox, proposals
 from tests.conftest import REDIS_URL
 
 
 def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", "demo", *args],
+        [sys.executable, "-m", "memwarden.services.cli", "demo", *args],
         env={**os.environ, "COLUMNS": "200", **env},
         capture_output=True,
         text=True,

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from services.cli import build_parser
-from shared.celery_app import Stage
-from shared.config import Settings
+from memwarden.services.cli import build_parser
+from memwarden.shared.celery_app import Stage
+from memwarden.shared.config import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"

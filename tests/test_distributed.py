@@ -13,11 +13,11 @@ import pytest
 import redis
 from sqlalchemy import create_engine, select
 
-from services.ingest.io import ingest_turns
-from services.recall.query import recall
-from services.revalidation.commands import revoke_message
-from shared.models import Turn
-from shared.schema import memory_versions, vector_index
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.recall.query import recall
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import memory_versions, vector_index
 from tests.conftest import REDIS_URL, turn_dict
 
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
@@ -39,7 +39,7 @@ def pipeline_processes(fresh_pg_url: str, tmp_path: Path) -> Iterator[str]:
         procs.append(
             (
                 subprocess.Popen(
-                    [sys.executable, "-m", "services.cli", *args],
+                    [sys.executable, "-m", "memwarden.services.cli", *args],
                     env=env,
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -125,11 +125,11 @@ def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_t
 ) -> None:
     from sqlalchemy import insert
 
-    from services.audit import audit
-    from services.gate.io import decide_batch
-    from shared.canonical import proposal_id, proposal_identity, sha256_hex
-    from shared.embedding import default_embedder, from_bytes
-    from shared.schema import current_memories, outbox
+    from memwarden.services.audit import audit
+    from memwarden.services.gate.io import decide_batch
+    from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
+    from memwarden.shared.embedding import default_embedder, from_bytes
+    from memwarden.shared.schema import current_memories, outbox
 
     engine = create_engine(pipeline_processes)
     tenant = "canary"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from services.eval.judge import metrics
-from services.eval.runner import run_cases
+from memwarden.services.eval.judge import metrics
+from memwarden.services.eval.runner import run_cases
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))
@@ -41,7 +41,7 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "services.cli",
+            "memwarden.services.cli",
             "eval",
             str(DEVSET),
             "--report",

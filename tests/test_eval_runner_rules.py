@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from services.eval.runner import run_cases
+from memwarden.services.eval.runner import run_cases
 
 TEXT = "I prefer pnpm for all my JavaScript projects."
 OTHER = "I prefer yarn for all my JavaScript projects."

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
-from services.extractor.rules import EXTRACTOR_VERSION, claim_text, extract
-from shared.canonical import sha256_hex
-from shared.grounding import ungrounded_reason
-from shared.models import ProposalBody, Turn
-from shared.registry import default_registry
-from shared.segmenter import is_complete_utterance, split_sentences
+from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
+from memwarden.services.extractor.rules import EXTRACTOR_VERSION, claim_text, extract
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.grounding import ungrounded_reason
+from memwarden.shared.models import ProposalBody, Turn
+from memwarden.shared.registry import default_registry
+from memwarden.shared.segmenter import is_complete_utterance, split_sentences
 
 REGISTRY = default_registry()
 EN_TIME = "2026-03-10T14:00:00Z"

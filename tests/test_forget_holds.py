@@ -10,12 +10,12 @@ import json
 import pytest
 from sqlalchemy import Engine, select
 
-from services.audit import audit
-from services.pipeline import drain
-from services.revalidation.commands import forget_message, supersede_message
-from shared.db import unit_of_work, utcnow
-from shared.models import Topic
-from shared.schema import messages, outbox, shadow_decisions
+from memwarden.services.audit import audit
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import forget_message, supersede_message
+from memwarden.shared.db import unit_of_work, utcnow
+from memwarden.shared.models import Topic
+from memwarden.shared.schema import messages, outbox, shadow_decisions
 from tests.test_revocation import say, values
 
 ORIGINAL = "Remember that my favourite test runner is pytest."

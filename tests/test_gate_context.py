@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from shared.models import Turn
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.models import Turn
 from tests.conftest import turn_dict
 
 PM, THEME, NOTE = "preference.package_manager", "preference.ui_theme", "preference.note"

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from shared.db import insert_ignore, utcnow
-from shared.models import Turn
-from shared.schema import tenant_policies
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.db import insert_ignore, utcnow
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import tenant_policies
 from tests.conftest import turn_dict
 
 PM, THEME, EDITOR = "preference.package_manager", "preference.ui_theme", "preference.editor"
@@ -324,8 +324,8 @@ def test_gate_matrix__against_the_current_value(
 def test_gate_matrix__suppressed_content_is_rejected(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from services.pipeline import drain
-    from services.revalidation.commands import forget_message
+    from memwarden.services.pipeline import drain
+    from memwarden.services.revalidation.commands import forget_message
 
     text = "Remember that I deploy only on Tuesdays."
     first = _run(

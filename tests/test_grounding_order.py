@@ -6,13 +6,13 @@ import datetime as dt
 
 import pytest
 
-from shared.grounding import (
+from memwarden.shared.grounding import (
     NEGATION_DROPPED,
     QUALIFIER_DROPPED,
     VALUE_NOT_GROUNDED,
     ungrounded_reason,
 )
-from shared.registry import KeySpec, default_registry
+from memwarden.shared.registry import KeySpec, default_registry
 
 ANCHOR = dt.datetime(2026, 3, 10, 14, 0, tzinfo=dt.UTC)
 OK = None

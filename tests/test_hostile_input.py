@@ -18,13 +18,13 @@ import pytest
 from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError
 
-from services.api.app import create_app
-from services.api.strict_json import StrictJsonRoute
-from services.gate.io import decide_batch
-from services.gate.tasks import decide_proposals
-from shared.auth import Scope, create_principal
-from shared.db import engine_scope
-from shared.schema import metadata
+from memwarden.services.api.app import create_app
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.gate.tasks import decide_proposals
+from memwarden.shared.auth import Scope, create_principal
+from memwarden.shared.db import engine_scope
+from memwarden.shared.schema import metadata
 from tests.conftest import turn_dict
 from tests.test_api import api_client, assert_problem, auth, make_keys
 
@@ -32,7 +32,8 @@ CARD = "4111 1111 1111 1111"
 TOKEN = "ghp_Zq8Lm2Vx9Kp4Rt6Wy1Bn3Cd5Fg7Hj0Ks2Ln4"
 TEXT = "I prefer pnpm for all my JavaScript projects."
 HOLE = "@@HOSTILE@@"
-NEVER_ECHOED = (CARD, "4111", "9007199254740993", "ud800", TOKEN)
+# the card in both spellings; a bare "4111" would match random hex in hashes
+NEVER_ECHOED = (CARD, CARD.replace(" ", ""), "9007199254740993", "ud800", TOKEN)
 
 # name -> (how the hole is filled, the error type the API names); {key} is the hole's key.
 FILLINGS: dict[str, tuple[str, str | None]] = {
@@ -73,7 +74,7 @@ def test_api__every_route_parses_bodies_as_i_json(sqlite_engine: Engine) -> None
         r.original_router for r in create_app(sqlite_engine).routes if hasattr(r, "original_router")
     ]
     routes = [route for router in routers for route in router.routes]
-    from services.api.routers import __name__ as package
+    from memwarden.services.api.routers import __name__ as package
 
     modules = {route.endpoint.__module__ for route in routes}
     assert modules and routes
@@ -256,7 +257,8 @@ def test_gate__hostile_payloads_are_rejected_and_nothing_of_them_is_stored(
         assert decide_proposals([{"topic": "proposal.submitted", "payload": raws[0]}, raws[8]]) == 2
     assert_nothing_echoed(caplog.text, *(r.model_dump_json() for r in receipts))
     stored = dump(pg_engine, tenant)
-    assert TOKEN not in stored and "\ud800" not in stored and "4111" not in stored
+    assert TOKEN not in stored and "\ud800" not in stored
+    assert CARD not in stored and CARD.replace(" ", "") not in stored
 
 
 # --- the command line -------------------------------------------------------------------------
@@ -265,7 +267,7 @@ def test_gate__hostile_payloads_are_rejected_and_nothing_of_them_is_stored(
 def run_cli(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
 ) -> tuple[int, str, str]:
-    from services import cli
+    from memwarden.services import cli
 
     monkeypatch.setattr(cli, "configure_logging", lambda *_a, **_k: None)  # keep pytest's
     with engine_scope(engine):
@@ -389,7 +391,7 @@ def test_cli__an_unexpected_error_is_one_line_without_its_message(
     def explode(*_args: Any, **_kwargs: Any) -> None:
         raise RuntimeError(f"card {CARD}")
 
-    monkeypatch.setattr("services.ingest.io.ingest_turns", explode)  # cmd_ingest imports late
+    monkeypatch.setattr("memwarden.services.ingest.io.ingest_turns", explode)  # cmd_ingest imports late
     path = tmp_path / "turns.jsonl"
     path.write_text(json.dumps(turn_dict("t1", TEXT)) + "\n")
     code, out, err = run_cli(sqlite_engine, monkeypatch, capsys, "ingest", str(path))
@@ -407,7 +409,7 @@ def test_cli_ingest__a_nul_on_postgresql_in_a_real_process(
     env = {**os.environ, "MEMWARDEN_DATABASE_URL": url, "MEMWARDEN_LOG_LEVEL": "DEBUG"}
     env.pop("MEMWARDEN_BROKER_URL", None)
     done = subprocess.run(
-        [sys.executable, "-m", "services.cli", "ingest", str(path)],
+        [sys.executable, "-m", "memwarden.services.cli", "ingest", str(path)],
         env=env,
         capture_output=True,
         text=True,
@@ -454,7 +456,7 @@ def dump(engine: Engine, tenant: str | None = None) -> str:
     ],
 )
 def test_llm_answer__must_be_i_json(content: str) -> None:
-    from services.extractor.llm import Failure, LlmError, parse_candidates
+    from memwarden.services.extractor.llm import Failure, LlmError, parse_candidates
 
     with pytest.raises(LlmError) as caught:
         parse_candidates(content)

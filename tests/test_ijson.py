@@ -1,4 +1,4 @@
-"""shared.ijson: the I-JSON (RFC 7493) parser every door uses. Pure units."""
+"""memwarden.shared.ijson: the I-JSON (RFC 7493) parser every door uses. Pure units."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.ijson import (
+from memwarden.shared.ijson import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     IJsonCode,

@@ -19,18 +19,18 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from services.extractor import llm, llm_client
-from services.extractor.io import select_extractor, with_id
-from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
-from services.extractor.rules import extract as rules_extract
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from services.recall.query import recall
-from shared.canonical import sha256_hex
-from shared.config import Settings, get_settings
-from shared.models import Decision, Receipt, Turn
-from shared.registry import default_registry
-from shared.schema import proposals
+from memwarden.services.extractor import llm, llm_client
+from memwarden.services.extractor.io import select_extractor, with_id
+from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
+from memwarden.services.extractor.rules import extract as rules_extract
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.recall.query import recall
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.config import Settings, get_settings
+from memwarden.shared.models import Decision, Receipt, Turn
+from memwarden.shared.registry import default_registry
+from memwarden.shared.schema import proposals
 from tests.conftest import turn_dict
 
 MODEL = "test-model"

@@ -13,13 +13,13 @@ import structlog
 from celery import Celery
 from sqlalchemy import Engine
 
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.revalidation.commands import revoke_message
-from shared.celery_app import TASK_DECIDE
-from shared.logging import configure_logging, format_exception
-from shared.models import Turn
-from shared.relay import celery_publisher
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.celery_app import TASK_DECIDE
+from memwarden.shared.logging import configure_logging, format_exception
+from memwarden.shared.models import Turn
+from memwarden.shared.relay import celery_publisher
 from tests.conftest import REDIS_URL, turn_dict
 
 CANARY = "zebra-quartz-lantern"

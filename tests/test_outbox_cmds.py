@@ -8,13 +8,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, func, select
 
-from services.cli import build_parser
-from services.cli.common import CliError
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from shared.db import engine_scope, utcnow
-from shared.models import Turn
-from shared.schema import current_memories, memory_versions, vector_index
+from memwarden.services.cli import build_parser
+from memwarden.services.cli.common import CliError
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.shared.db import engine_scope, utcnow
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import current_memories, memory_versions, vector_index
 from tests.conftest import turn_dict
 
 

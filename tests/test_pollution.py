@@ -7,13 +7,13 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
-from services.extractor.io import extract_batch
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from shared.models import Turn
-from shared.schema import memory_versions
+from memwarden.services.extractor.io import extract_batch
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import memory_versions
 from tests.conftest import turn_dict
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from shared.auth import (
+from memwarden.shared.auth import (
     PrincipalExists,
     Scope,
     Unauthenticated,
@@ -81,7 +81,7 @@ def test_principals__disable_and_rotate_take_effect_at_once(store: Engine, tenan
 
 def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", "principal", *args],
+        [sys.executable, "-m", "memwarden.services.cli", "principal", *args],
         env={
             **os.environ,
             "COLUMNS": "300",
@@ -130,7 +130,7 @@ def test_principals__schema_and_migrations_agree(store: Engine) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from shared.schema import metadata
+    from memwarden.shared.schema import metadata
 
     with store.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from services.gate.io import decide_batch
-from services.gate.review import ReviewRefused, approve
-from services.ingest.io import ingest_turns
-from shared.auth import Principal, Scope
-from shared.models import Turn
-from shared.schema import current_memories, fact_keys, memory_versions
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.gate.review import ReviewRefused, approve
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import current_memories, fact_keys, memory_versions
 from tests.conftest import turn_dict
 
 EDITORS = ["vim", "emacs", "nano", "helix", "zed", "neovim", "pycharm", "cursor"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from services.recall.context import render_context
-from services.recall.query import NOTICE, Recalled, recall
-from services.revalidation.commands import revoke_message
+from memwarden.services.recall.context import render_context
+from memwarden.services.recall.query import NOTICE, Recalled, recall
+from memwarden.services.revalidation.commands import revoke_message
 from tests.actions_helpers import memory_of, say
 from tests.test_api import api_client, auth, make_keys, turn
 

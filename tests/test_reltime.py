@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.reltime import (
+from memwarden.shared.reltime import (
     Granularity,
     find_relative_times,
     has_relative_time,

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-import services.replay.io as replay_io
-from services.pipeline import drain
-from services.recall.query import recall
-from services.replay.io import BatchDone, ReplayOptions, replay
-from services.replay.source import read_batches
-from services.revalidation.commands import revoke_message
-from shared.schema import (
+import memwarden.services.replay.io as replay_io
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.services.replay.io import BatchDone, ReplayOptions, replay
+from memwarden.services.replay.source import read_batches
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.schema import (
     current_memories,
     metadata,
     proposals,
@@ -378,7 +378,7 @@ def test_replay_cli__shadow_report_then_nothing_left(
     write_sessions(folder / "2026" / "a.jsonl", 40, every=4)
     (folder / "notes.txt").write_text("not a session file")
     out = tmp_path / "report.json"
-    args = [sys.executable, "-m", "services.cli", "replay", str(folder), "--tenant", "acme"]
+    args = [sys.executable, "-m", "memwarden.services.cli", "replay", str(folder), "--tenant", "acme"]
     done = subprocess.run(
         [*args, "--shadow", "--batch", "16", "--report", str(out)],
         env=cli_env,

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select, update
 
-from services.gate.io import GateContext, decide_batch
-from services.gate.review import ReviewRefused, approve, pending, reject
-from services.ingest.io import ingest_turns
-from services.recall.query import recall
-from shared.auth import (
+from memwarden.services.gate.io import GateContext, decide_batch
+from memwarden.services.gate.review import ReviewRefused, approve, pending, reject
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.recall.query import recall
+from memwarden.shared.auth import (
     Forbidden,
     Principal,
     Scope,
@@ -20,8 +20,8 @@ from shared.auth import (
     authenticate,
     create_principal,
 )
-from shared.models import Turn
-from shared.schema import principals, proposals
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import principals, proposals
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

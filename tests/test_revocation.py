@@ -8,21 +8,21 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from services.audit import audit
-from services.ingest.io import ingest_turns
-from services.pipeline import drain, run_task_locally
-from services.recall.query import recall, recall_as_of
-from services.revalidation.commands import (
+from memwarden.services.audit import audit
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain, run_task_locally
+from memwarden.services.recall.query import recall, recall_as_of
+from memwarden.services.revalidation.commands import (
     forget_message,
     reject_memory,
     revoke_message,
     supersede_message,
 )
-from shared.db import engine_scope, unit_of_work
-from shared.models import Turn
-from shared.outbox import claim_batch, mark_sent
-from shared.relay import group_by_route
-from shared.schema import memory_versions, proposals, suppressions, vector_index
+from memwarden.shared.db import engine_scope, unit_of_work
+from memwarden.shared.models import Turn
+from memwarden.shared.outbox import claim_batch, mark_sent
+from memwarden.shared.relay import group_by_route
+from memwarden.shared.schema import memory_versions, proposals, suppressions, vector_index
 from tests.conftest import turn_dict
 
 

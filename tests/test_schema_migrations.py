@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine
 
-from shared.schema import metadata
+from memwarden.shared.schema import metadata
 
 
 def test_schema__migrated_store_matches_the_tables_in_code(store: Engine) -> None:

@@ -16,8 +16,8 @@ from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
-from shared.db import MIGRATIONS_DIR
-from shared.schema_version import SchemaBehind, head_revisions, require_current_schema
+from memwarden.shared.db import MIGRATIONS_DIR
+from memwarden.shared.schema_version import SchemaBehind, head_revisions, require_current_schema
 from tests.conftest import PG_URL, REDIS_URL, admin
 
 
@@ -34,7 +34,7 @@ def empty_pg_url() -> Iterator[str]:
 
 def memwarden(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", *args],
+        [sys.executable, "-m", "memwarden.services.cli", *args],
         # Wide: the one line must not be cut by the terminal width.
         env={
             **os.environ,
@@ -91,7 +91,7 @@ def test_schema_version__an_older_revision_is_named_in_the_refusal(empty_pg_url:
 
 def test_schema_version__an_embedded_sqlite_store_migrates_itself(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "services.cli", "memories", "--tenant", "t", "--subject", "s"],
+        [sys.executable, "-m", "memwarden.services.cli", "memories", "--tenant", "t", "--subject", "s"],
         env={
             **os.environ,
             "MEMWARDEN_DATABASE_URL": "",

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.revalidation.commands import forget_message
-from shared.models import Turn
-from shared.schema import messages, metadata
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import forget_message
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import messages, metadata
 from tests.conftest import turn_dict
 
 CANARIES = [

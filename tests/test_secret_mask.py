@@ -1,4 +1,4 @@
-"""shared.secret_mask and the detectors behind it: every secret masked in place, same length,
+"""memwarden.shared.secret_mask and the detectors behind it: every secret masked in place, same length,
 other offsets intact; spoken secrets, homoglyph cues, vendor catalogue formats, split
 secrets, numbers with any separator."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.secret_catalogue import SKIPPED, rules
-from shared.secret_mask import MASK, mask_secrets, mask_session, spans_from_json, touches
-from shared.secrets import find_secrets
+from memwarden.shared.secret_catalogue import SKIPPED, rules
+from memwarden.shared.secret_mask import MASK, mask_secrets, mask_session, spans_from_json, touches
+from memwarden.shared.secrets import find_secrets
 
 AGE = "AGE-SECRET-KEY-1" + ("QYPRZ9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
 HEX_KEY = "3f9a7c1e5b2d4f6a" + "8c0e1b3d5f7a9c2e"

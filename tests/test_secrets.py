@@ -1,4 +1,4 @@
-"""shared.secrets: what must be found, what must not, and that offsets point at the original."""
+"""memwarden.shared.secrets: what must be found, what must not, and that offsets point at the original."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.secret_checksums import (
+from memwarden.shared.secret_checksums import (
     card_number_valid,
     cn_resident_id_check_char,
     cn_resident_id_valid,
     iban_valid,
     luhn_valid,
 )
-from shared.secrets import SecretFinding, contains_secret, find_secrets, secret_kinds
-from shared.textfold import fold
+from memwarden.shared.secrets import SecretFinding, contains_secret, find_secrets, secret_kinds
+from memwarden.shared.textfold import fold
 
 # Tokens are assembled from pieces so that this file itself never trips a secret scanner.
 BODY36 = "4bYxpFcoYiNBytnUH9ACzAHI9IpyVdUkJjQ9"
@@ -317,5 +317,5 @@ def test_cn_resident_id_valid__checks_region_birth_date_and_check_digit(
 def test_fold__maps_each_folded_character_back_to_its_origin() -> None:
     folded = fold("a\u200bＢ㎏")
     assert folded.text == "aBkg"
-    assert folded.origin == (0, 2, 3, 3)
+    assert tuple(folded.origin) == (0, 2, 3, 3)
     assert folded.span(1, 4) == (2, 4)

@@ -14,18 +14,18 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
-from services.actions.io import request_action
-from services.actions.lifecycle import OutcomeStatus, affected_by_message, report_outcome
-from services.actions.receipts import ActionKeyConflict
-from services.actions.request import ActionRequest
-from services.gate.io import decide_batch
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from services.revalidation.commands import revoke_message
-from shared.db import unit_of_work, utcnow
-from shared.models import Turn
-from shared.schema import actions, memory_versions
+from memwarden.services.actions.io import request_action
+from memwarden.services.actions.lifecycle import OutcomeStatus, affected_by_message, report_outcome
+from memwarden.services.actions.receipts import ActionKeyConflict
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.db import unit_of_work, utcnow
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import actions, memory_versions
 from tests.actions_helpers import act, agent, memory_of, say
 from tests.conftest import turn_dict
 
@@ -157,7 +157,7 @@ def test_seed002_8__retraction_cascades_to_derived_drafts_and_queued_tasks(
     )[0]
     assert receipt.decision == "COMMIT", receipt.reasons
     draft, draft_version = memory_of(store, tenant, m2)
-    from services.api.reads import memory_versions_of
+    from memwarden.services.api.reads import memory_versions_of
 
     [version_row] = memory_versions_of(store, tenant, draft)
     assert version_row["derived_from"] == [f"{source}:1"]  # the dependency edge is kept
@@ -262,8 +262,8 @@ def test_seed002_10__expired_authority_is_denied_at_action_time(
 def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from services.gate.review import ReviewRefused, approve
-    from shared.auth import Principal, Scope
+    from memwarden.services.gate.review import ReviewRefused, approve
+    from memwarden.shared.auth import Principal, Scope
     from tests.test_api import set_policy
 
     memory_id, _ = memory_of(store, tenant, m1 := say(store, tenant, NPM))
@@ -298,9 +298,9 @@ def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
 def test_seed002_4__an_uncommitted_candidate_is_invisible_to_recall_and_the_action_gate(
     pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from services.gate.io import decide_many
-    from services.gate.records import GateContext
-    from shared.canonical import memory_id_for
+    from memwarden.services.gate.io import decide_many
+    from memwarden.services.gate.records import GateContext
+    from memwarden.shared.canonical import memory_id_for
 
     mid = evidence_only(pg_engine, tenant, NPM)
     proposal = make_proposal(tenant, mid, NPM, value="npm")

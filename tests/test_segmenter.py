@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.segmenter import is_complete_utterance, split_sentences
+from memwarden.shared.segmenter import is_complete_utterance, split_sentences
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""shared.sensitive: sensitive content is recognised in English and Chinese, preferences are not."""
+"""memwarden.shared.sensitive: sensitive content is recognised in English and Chinese, preferences are not."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from shared.sensitive import SensitiveCategory, sensitive_categories
+from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
 
 S = SensitiveCategory
 

@@ -1,4 +1,4 @@
-"""shared.textfold: one fold for every check, with a map back to the original offsets."""
+"""memwarden.shared.textfold: one fold for every check, with a map back to the original offsets."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.textfold import FoldFlag, fold, suppression_form, zh_numeral_value
+from memwarden.shared.textfold import FoldFlag, fold, suppression_form, zh_numeral_value
 
 
 @pytest.mark.parametrize(

@@ -19,17 +19,17 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from services.actions.decide import ActionDecision, UsedMemory, decide_action
-from services.actions.receipts import ActionKeyConflict, UnknownIntent, receipt
-from services.actions.request import ActionRequest, key_hash, request_hash
-from shared.action_registry import ActionRegistry, default_action_registry
-from shared.action_repair import ActionState
-from shared.auth import Forbidden, Principal, Scope
-from shared.canonical import sha256_hex
-from shared.db import dumps, get_engine, in_list, unit_of_work, utcnow
-from shared.models import MemoryStatus, MessageStatus
-from shared.registry import Registry, default_registry
-from shared.schema import (
+from memwarden.services.actions.decide import ActionDecision, UsedMemory, decide_action
+from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent, receipt
+from memwarden.services.actions.request import ActionRequest, key_hash, request_hash
+from memwarden.shared.action_registry import ActionRegistry, default_action_registry
+from memwarden.shared.action_repair import ActionState
+from memwarden.shared.auth import Forbidden, Principal, Scope
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.db import dumps, get_engine, in_list, unit_of_work, utcnow
+from memwarden.shared.models import MemoryStatus, MessageStatus
+from memwarden.shared.registry import Registry, default_registry
+from memwarden.shared.schema import (
     action_uses,
     actions,
     fact_keys,

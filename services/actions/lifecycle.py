@@ -14,17 +14,17 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, update
 
-from services.actions.decide import ActionDecision, decide_action
-from services.actions.io import load_action, read_used
-from services.actions.receipts import ActionRefused, UnknownAction, receipt
-from services.actions.request import ActionRequest
-from shared.action_repair import ActionState, actions_using
-from shared.auth import Principal, Scope, authorize
-from shared.db import get_engine, unit_of_work, utcnow
-from shared.models import Topic
-from shared.outbox import emit
-from shared.registry import default_registry
-from shared.schema import action_uses, actions, memory_evidence, memory_versions
+from memwarden.services.actions.decide import ActionDecision, decide_action
+from memwarden.services.actions.io import load_action, read_used
+from memwarden.services.actions.receipts import ActionRefused, UnknownAction, receipt
+from memwarden.services.actions.request import ActionRequest
+from memwarden.shared.action_repair import ActionState, actions_using
+from memwarden.shared.auth import Principal, Scope, authorize
+from memwarden.shared.db import get_engine, unit_of_work, utcnow
+from memwarden.shared.models import Topic
+from memwarden.shared.outbox import emit
+from memwarden.shared.registry import default_registry
+from memwarden.shared.schema import action_uses, actions, memory_evidence, memory_versions
 
 
 class OutcomeStatus(StrEnum):

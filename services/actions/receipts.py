@@ -10,7 +10,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from services.actions.decide import ActionDecision
+from memwarden.services.actions.decide import ActionDecision
 
 
 class UnknownIntent(ValueError):

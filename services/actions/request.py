@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from shared.canonical import jcs, sha256_hex
+from memwarden.shared.canonical import jcs, sha256_hex
 
 USES_PATTERN = r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$"
 INTENT_PATTERN = r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$"

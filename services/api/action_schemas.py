@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from services.actions.request import INTENT_PATTERN, USES_PATTERN
-from services.api.schemas import HEX64, Body
+from memwarden.services.actions.request import INTENT_PATTERN, USES_PATTERN
+from memwarden.services.api.schemas import HEX64, Body
 
 
 class ActionIn(Body):

@@ -10,8 +10,8 @@ from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.api import observe, problems
-from services.api.routers import (
+from memwarden.services.api import observe, problems
+from memwarden.services.api.routers import (
     actions,
     console,
     curate,
@@ -23,10 +23,10 @@ from services.api.routers import (
     messages,
     review,
 )
-from services.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
-from services.api.state import ApiState
-from shared.config import Settings, get_settings
-from shared.db import get_engine
+from memwarden.services.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
+from memwarden.services.api.state import ApiState
+from memwarden.shared.config import Settings, get_settings
+from memwarden.shared.db import get_engine
 
 DESCRIPTION = """\
 A memory write gate for AI agents. Backends send turns and external proposals; reviewers

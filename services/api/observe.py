@@ -19,7 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.api.strict_json import StrictJsonRoute
+from memwarden.services.api.strict_json import StrictJsonRoute
 
 access_log = logging.getLogger("memwarden.api.access")
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select
 
-from shared.db import as_utc, unit_of_work, utcnow
-from shared.models import Topic
-from shared.schema import (
+from memwarden.shared.db import as_utc, unit_of_work, utcnow
+from memwarden.shared.models import Topic
+from memwarden.shared.schema import (
     current_memories,
     memory_evidence,
     memory_versions,

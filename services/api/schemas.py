@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from shared.models import Id, MemoryProposal, Receipt, Text, Turn
+from memwarden.shared.models import Id, MemoryProposal, Receipt, Text, Turn
 
 HEX64 = r"^[0-9a-f]{64}$"
 

@@ -17,9 +17,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services.api.problems import Problem, problem_response, unauthenticated
-from shared.auth import Principal, Unauthenticated, authenticate
-from shared.auth import Scope as AuthScope
+from memwarden.services.api.problems import Problem, problem_response, unauthenticated
+from memwarden.shared.auth import Principal, Unauthenticated, authenticate
+from memwarden.shared.auth import Scope as AuthScope
 
 log = logging.getLogger("memwarden.api")
 

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import Engine
 
-from shared.config import Settings
+from memwarden.shared.config import Settings
 
 log = logging.getLogger("memwarden.api")
 
@@ -34,7 +34,7 @@ class ApiState:
         drain; the write itself is committed, so the request still succeeds."""
         if not self.embedded:
             return
-        from services.pipeline import drain
+        from memwarden.services.pipeline import drain
 
         # One drain at a time: a second would only re-run the same rows (harmless, wasted).
         with self._drain_lock:

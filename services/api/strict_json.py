@@ -14,8 +14,8 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from services.api.problems import HttpProblem
-from shared.ijson import IJsonError, loads_strict
+from memwarden.services.api.problems import HttpProblem
+from memwarden.shared.ijson import IJsonError, loads_strict
 
 
 class StrictJsonRequest(Request):

@@ -12,12 +12,12 @@ from pydantic import ValidationError
 from rich.markup import escape
 from sqlalchemy.exc import SQLAlchemyError
 
-from services.cli.action_cmds import add_action_commands
-from services.cli.api_cmds import cmd_api
-from services.cli.common import CliError, err_console
-from services.cli.curate_cmds import add_curate_commands
-from services.cli.deadletter_cmds import add_deadletter_commands
-from services.cli.memory_cmds import (
+from memwarden.services.cli.action_cmds import add_action_commands
+from memwarden.services.cli.api_cmds import cmd_api
+from memwarden.services.cli.common import CliError, err_console
+from memwarden.services.cli.curate_cmds import add_curate_commands
+from memwarden.services.cli.deadletter_cmds import add_deadletter_commands
+from memwarden.services.cli.memory_cmds import (
     cmd_as_of,
     cmd_audit,
     cmd_forget,
@@ -28,8 +28,8 @@ from services.cli.memory_cmds import (
     cmd_revoke,
     cmd_supersede,
 )
-from services.cli.outbox_cmds import add_outbox_commands
-from services.cli.pipeline_cmds import (
+from memwarden.services.cli.outbox_cmds import add_outbox_commands
+from memwarden.services.cli.pipeline_cmds import (
     cmd_demo,
     cmd_drain,
     cmd_eval,
@@ -39,12 +39,12 @@ from services.cli.pipeline_cmds import (
     cmd_submit,
     cmd_worker,
 )
-from services.cli.principal_cmds import add_principal_commands
-from services.cli.replay_cmds import add_replay_parser
-from services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
-from shared.config import get_settings
-from shared.logging import configure_logging as setup_logging
-from shared.models import safe_error_fields
+from memwarden.services.cli.principal_cmds import add_principal_commands
+from memwarden.services.cli.replay_cmds import add_replay_parser
+from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
+from memwarden.shared.config import get_settings
+from memwarden.shared.logging import configure_logging as setup_logging
+from memwarden.shared.models import safe_error_fields
 
 log = logging.getLogger("memwarden.cli")
 

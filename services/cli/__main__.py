@@ -1,3 +1,3 @@
-from services.cli import main
+from memwarden.services.cli import main
 
 raise SystemExit(main())

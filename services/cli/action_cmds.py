@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from services.cli.common import CliError, open_engine, principal_from, print_json
+from memwarden.services.cli.common import CliError, open_engine, principal_from, print_json
 
 API_KEY_HELP = "an API key (default MEMWARDEN_API_KEY)"
 
@@ -58,10 +58,10 @@ def add_action_commands(sub: Any) -> None:
 def cmd_act(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from services.actions.io import request_action
-    from services.actions.receipts import ActionKeyConflict, UnknownIntent
-    from services.actions.request import ActionRequest
-    from shared.auth import Forbidden
+    from memwarden.services.actions.io import request_action
+    from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent
+    from memwarden.services.actions.request import ActionRequest
+    from memwarden.shared.auth import Forbidden
 
     try:
         params = json.loads(args.params)
@@ -93,14 +93,14 @@ def cmd_act(args: argparse.Namespace) -> int:
 
 
 def _refusals() -> tuple[type[Exception], ...]:
-    from services.actions.receipts import ActionRefused, UnknownAction
-    from shared.auth import Forbidden
+    from memwarden.services.actions.receipts import ActionRefused, UnknownAction
+    from memwarden.shared.auth import Forbidden
 
     return (ActionRefused, UnknownAction, Forbidden)
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
-    from services.actions.lifecycle import approve_action
+    from memwarden.services.actions.lifecycle import approve_action
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -114,7 +114,7 @@ def cmd_approve(args: argparse.Namespace) -> int:
 
 
 def cmd_outcome(args: argparse.Namespace) -> int:
-    from services.actions.lifecycle import OutcomeStatus, report_outcome
+    from memwarden.services.actions.lifecycle import OutcomeStatus, report_outcome
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -134,21 +134,21 @@ def cmd_outcome(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from services.actions.lifecycle import actions_for_memory
+    from memwarden.services.actions.lifecycle import actions_for_memory
 
     print_json(actions_for_memory(args.tenant, args.memory, engine=open_engine()))
     return 0
 
 
 def cmd_pending_actions(args: argparse.Namespace) -> int:
-    from services.actions.lifecycle import pending_approvals
+    from memwarden.services.actions.lifecycle import pending_approvals
 
     print_json(pending_approvals(args.tenant, engine=open_engine()))
     return 0
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
-    from services.actions.lifecycle import affected_by_message
+    from memwarden.services.actions.lifecycle import affected_by_message
 
     print_json(affected_by_message(args.tenant, args.message, engine=open_engine()))
     return 0

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from services.cli.common import console, open_engine
-from shared.config import get_settings
+from memwarden.services.cli.common import console, open_engine
+from memwarden.shared.config import get_settings
 
 
 def cmd_api(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from services.api import create_app
+    from memwarden.services.api import create_app
 
     settings = get_settings()
     app = create_app(open_engine(), settings=settings)

@@ -10,9 +10,9 @@ from typing import Any
 
 from rich.console import Console
 
-from shared.config import get_settings
-from shared.db import get_engine, migrate
-from shared.ijson import IJsonError, loads_strict
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import get_engine, migrate
+from memwarden.shared.ijson import IJsonError, loads_strict
 
 console = Console()
 # Refusals go to stderr, one line each, so stdout stays the command's JSON.
@@ -30,7 +30,7 @@ def open_engine() -> Any:
     (PostgreSQL) is migrated only by ``memwarden migrate`` or the migration Job, so no
     worker, relay or API pod needs DDL rights; behind, the command refuses in one line.
     """
-    from shared.schema_version import SchemaBehind, require_current_schema
+    from memwarden.shared.schema_version import SchemaBehind, require_current_schema
 
     engine = get_engine()
     if engine.dialect.name == "sqlite":
@@ -77,7 +77,7 @@ def read_text_arg(text: str | None, path: Path | None) -> str:
     ``Text``), refused with a reason that quotes none of it."""
     from pydantic import TypeAdapter, ValidationError
 
-    from shared.models import Text, safe_error_fields
+    from memwarden.shared.models import Text, safe_error_fields
 
     if text is None and path is not None:
         try:
@@ -91,7 +91,7 @@ def read_text_arg(text: str | None, path: Path | None) -> str:
 
 
 def principal_from(args: argparse.Namespace, engine: Any) -> Any:
-    from shared.auth import Unauthenticated, authenticate
+    from memwarden.shared.auth import Unauthenticated, authenticate
 
     with engine.connect() as conn:
         try:
@@ -102,6 +102,6 @@ def principal_from(args: argparse.Namespace, engine: Any) -> Any:
 
 def drain_if_embedded() -> None:
     if get_settings().embedded:
-        from services.pipeline import drain
+        from memwarden.services.pipeline import drain
 
         drain()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from services.cli.common import CliError, drain_if_embedded, open_engine, principal_from, print_json
+from memwarden.services.cli.common import CliError, drain_if_embedded, open_engine, principal_from, print_json
 
 ACTIONS = (
     "snapshot",
@@ -59,17 +59,17 @@ def _statement(arg: str | None) -> dict[str, Any]:
 
 
 def cmd_curate(args: argparse.Namespace) -> int:
-    from services.curate import doors
-    from services.curate.publish import publish, rollback
-    from services.curate.runs import CurateRefused
-    from services.curate.stages import (
+    from memwarden.services.curate import doors
+    from memwarden.services.curate.publish import publish, rollback
+    from memwarden.services.curate.runs import CurateRefused
+    from memwarden.services.curate.stages import (
         attest_plan,
         check_plan,
         make_plan,
         review_plan,
         take_snapshot,
     )
-    from shared.config import get_settings
+    from memwarden.shared.config import get_settings
 
     engine = open_engine()
     principal = principal_from(args, engine)

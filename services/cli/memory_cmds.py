@@ -5,32 +5,32 @@ from __future__ import annotations
 import argparse
 import sys
 
-from services.cli.common import (
+from memwarden.services.cli.common import (
     CliError,
     drain_if_embedded,
     open_engine,
     print_json,
     read_text_arg,
 )
-from shared.config import get_settings
+from memwarden.shared.config import get_settings
 
 
 def cmd_memories(args: argparse.Namespace) -> int:
-    from services.inspect import list_memories
+    from memwarden.services.inspect import list_memories
 
     print_json(list_memories(args.tenant, args.subject, engine=open_engine()))
     return 0
 
 
 def cmd_proposals(args: argparse.Namespace) -> int:
-    from services.inspect import list_proposals
+    from memwarden.services.inspect import list_proposals
 
     print_json(list_proposals(args.tenant, args.subject, engine=open_engine()))
     return 0
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from services.recall.query import recall
+    from memwarden.services.recall.query import recall
 
     found = recall(
         args.tenant,
@@ -42,7 +42,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         engine=open_engine(),
     )
     if args.format == "context":
-        from services.recall.context import render_context
+        from memwarden.services.recall.context import render_context
 
         sys.stdout.write(render_context(found, args.lang))
         return 0
@@ -54,7 +54,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    from services.revalidation.commands import UnknownMessage, revoke_message
+    from memwarden.services.revalidation.commands import UnknownMessage, revoke_message
 
     try:
         changed = revoke_message(args.tenant, args.message, engine=open_engine())
@@ -66,7 +66,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from services.revalidation.commands import UnknownMessage, forget_message
+    from memwarden.services.revalidation.commands import UnknownMessage, forget_message
 
     try:
         forgotten = forget_message(args.tenant, args.message, engine=open_engine())
@@ -78,7 +78,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
-    from services.revalidation.commands import Refused, UnknownMessage, supersede_message
+    from memwarden.services.revalidation.commands import Refused, UnknownMessage, supersede_message
 
     text = read_text_arg(args.text, args.file)
     try:
@@ -97,7 +97,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 
 def cmd_reject_memory(args: argparse.Namespace) -> int:
-    from services.revalidation.commands import UnknownMemory, reject_memory
+    from memwarden.services.revalidation.commands import UnknownMemory, reject_memory
 
     try:
         version = reject_memory(args.tenant, args.memory, engine=open_engine())
@@ -111,7 +111,7 @@ def cmd_reject_memory(args: argparse.Namespace) -> int:
 def cmd_as_of(args: argparse.Namespace) -> int:
     from datetime import datetime
 
-    from services.recall.query import recall_as_of
+    from memwarden.services.recall.query import recall_as_of
 
     try:
         valid_at = datetime.fromisoformat(args.valid_at)
@@ -129,7 +129,7 @@ def cmd_as_of(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from services.audit import audit
+    from memwarden.services.audit import audit
 
     report = audit(args.tenant, engine=open_engine())
     print_json(report.as_json())

@@ -6,13 +6,13 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-from services.cli.common import CliError, open_engine, print_json
-from shared.candidates import undecided_count
-from shared.config import get_settings
-from shared.db import unit_of_work, utcnow
-from shared.health import unindexed_versions
-from shared.models import Topic
-from shared.outbox import delivery_health, mark_unsent
+from memwarden.services.cli.common import CliError, open_engine, print_json
+from memwarden.shared.candidates import undecided_count
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import unit_of_work, utcnow
+from memwarden.shared.health import unindexed_versions
+from memwarden.shared.models import Topic
+from memwarden.shared.outbox import delivery_health, mark_unsent
 
 
 def add_outbox_commands(sub: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 
 from pydantic import ValidationError
 
-from services.cli.common import (
+from memwarden.services.cli.common import (
     CliError,
     console,
     open_engine,
@@ -14,14 +14,14 @@ from services.cli.common import (
     print_json,
     read_jsonl,
 )
-from shared.config import get_settings
+from memwarden.shared.config import get_settings
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Embedded on a store of its own, whatever the configured database and broker are."""
     import logging
 
-    from services.demo.run import demo_store, run_demo
+    from memwarden.services.demo.run import demo_store, run_demo
 
     # In-process tasks log one "succeeded" line per batch even when a broker is configured.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
@@ -31,7 +31,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from services.cli.common import migrate_configured_store
+    from memwarden.services.cli.common import migrate_configured_store
 
     migrate_configured_store()
     console.print(f"schema at head on {get_settings().resolved_database_url.split('@')[-1]}")
@@ -39,8 +39,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from services.ingest.io import IngestRefused, ingest_turns
-    from shared.models import Turn, safe_error_fields
+    from memwarden.services.ingest.io import IngestRefused, ingest_turns
+    from memwarden.shared.models import Turn, safe_error_fields
 
     rows = read_jsonl(args.file)
     turns = []
@@ -62,7 +62,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except IngestRefused as exc:
         raise CliError(str(exc)) from None
     if get_settings().embedded and not args.no_drain:
-        from services.pipeline import drain
+        from memwarden.services.pipeline import drain
 
         drain(engine)
     print_json({"stored": result.stored, "duplicates": result.duplicates})
@@ -70,8 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from services.gate.io import GateContext, decide_batch
-    from shared.auth import Forbidden, Scope, authorize
+    from memwarden.services.gate.io import GateContext, decide_batch
+    from memwarden.shared.auth import Forbidden, Scope, authorize
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -85,7 +85,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         rows, engine=engine, ctx=GateContext(proposed_by=principal.principal_id)
     )
     if get_settings().embedded:
-        from services.pipeline import drain
+        from memwarden.services.pipeline import drain
 
         drain()
     print_json([r.model_dump(mode="json") for r in receipts])
@@ -93,9 +93,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from services.eval.judge import metrics
-    from services.eval.report import print_report, write_report
-    from services.eval.runner import run_cases
+    from memwarden.services.eval.judge import metrics
+    from memwarden.services.eval.report import print_report, write_report
+    from memwarden.services.eval.runner import run_cases
 
     if args.compare_extractor_version:
         return _compare_extractor_versions(args)
@@ -115,9 +115,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _compare_extractor_versions(args: argparse.Namespace) -> int:
     """The cases once per rules extractor version, each run in its own namespace."""
-    from services.eval.judge import metrics
-    from services.eval.report import print_comparison, write_comparison
-    from services.eval.runner import run_cases
+    from memwarden.services.eval.judge import metrics
+    from memwarden.services.eval.report import print_comparison, write_comparison
+    from memwarden.services.eval.runner import run_cases
 
     if args.snapshots:
         raise CliError("--snapshots cannot be combined with --compare-extractor-version")
@@ -135,7 +135,7 @@ def _compare_extractor_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_drain(args: argparse.Namespace) -> int:
-    from services.pipeline import drain
+    from memwarden.services.pipeline import drain
 
     print_json({"events_processed": drain(open_engine())})
     return 0
@@ -144,7 +144,7 @@ def cmd_drain(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     import importlib
 
-    from shared.celery_app import STAGE_TASK_MODULES, Stage, app
+    from memwarden.shared.celery_app import STAGE_TASK_MODULES, Stage, app
 
     if get_settings().embedded:
         raise CliError("a worker needs MEMWARDEN_BROKER_URL (embedded mode runs tasks in-process)")
@@ -175,9 +175,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
-    from shared import metrics
-    from shared.celery_app import app
-    from shared.relay import celery_publisher, redis_busy_queues, run_relay
+    from memwarden.shared import metrics
+    from memwarden.shared.celery_app import app
+    from memwarden.shared.relay import celery_publisher, redis_busy_queues, run_relay
 
     settings = get_settings()
     if settings.embedded:
@@ -201,8 +201,8 @@ def prepare_worker_process(pool: str) -> None:
     """Keep the logging ``main`` configured, time every task, serve metrics when a port is set."""
     import logging
 
-    from shared import metrics
-    from shared.logging import take_over_celery_logging
+    from memwarden.shared import metrics
+    from memwarden.shared.logging import take_over_celery_logging
 
     take_over_celery_logging()
     metrics.install_task_timing()

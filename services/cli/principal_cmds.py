@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from services.cli.common import CliError, open_engine, print_json
-from shared.auth import Scope
+from memwarden.services.cli.common import CliError, open_engine, print_json
+from memwarden.shared.auth import Scope
 
 SCOPES_HELP = " | ".join(s.value for s in Scope) + " (repeatable)"
 KEY_NOTE = "the key is shown once; only its sha256 is stored"
@@ -43,7 +43,7 @@ def add_principal_commands(sub: Any) -> None:
 
 
 def cmd_principal_create(args: argparse.Namespace) -> int:
-    from shared.auth import PrincipalExists, Scope, create_principal
+    from memwarden.shared.auth import PrincipalExists, Scope, create_principal
 
     missing = [flag for flag in ("tenant", "name", "scope") if not getattr(args, flag)]
     if missing:
@@ -75,7 +75,7 @@ def cmd_principal_create(args: argparse.Namespace) -> int:
 
 
 def cmd_principal_list(args: argparse.Namespace) -> int:
-    from shared.auth import list_principals
+    from memwarden.shared.auth import list_principals
 
     with open_engine().connect() as conn:
         print_json(list_principals(conn, args.tenant))
@@ -83,7 +83,7 @@ def cmd_principal_list(args: argparse.Namespace) -> int:
 
 
 def cmd_principal_disable(args: argparse.Namespace) -> int:
-    from shared.auth import UnknownPrincipal, disable_principal
+    from memwarden.shared.auth import UnknownPrincipal, disable_principal
 
     try:
         with open_engine().begin() as conn:
@@ -95,7 +95,7 @@ def cmd_principal_disable(args: argparse.Namespace) -> int:
 
 
 def cmd_principal_rotate(args: argparse.Namespace) -> int:
-    from shared.auth import UnknownPrincipal, rotate_key
+    from memwarden.shared.auth import UnknownPrincipal, rotate_key
 
     try:
         with open_engine().begin() as conn:

@@ -17,8 +17,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from services.cli.common import CliError, console, open_engine
-from shared.config import get_settings
+from memwarden.services.cli.common import CliError, console, open_engine
+from memwarden.shared.config import get_settings
 
 
 def add_replay_parser(add: Any) -> None:
@@ -50,15 +50,15 @@ def _term_as_interrupt() -> Iterator[None]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from services.extractor.rules import EXTRACTOR_VERSION
-    from services.replay.io import (
+    from memwarden.services.extractor.rules import EXTRACTOR_VERSION
+    from memwarden.services.replay.io import (
         BatchDone,
         ReplayOptions,
         ReplayRefused,
         plan_replay,
         run_replay,
     )
-    from services.replay.source import expand_paths, run_id_for
+    from memwarden.services.replay.source import expand_paths, run_id_for
 
     if args.batch < 1:
         raise CliError("--batch must be at least 1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from services.cli.common import (
+from memwarden.services.cli.common import (
     CliError,
     drain_if_embedded,
     open_engine,
@@ -15,8 +15,8 @@ from services.cli.common import (
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
-    from services.gate.review import pending
-    from shared.auth import Forbidden
+    from memwarden.services.gate.review import pending
+    from memwarden.shared.auth import Forbidden
 
     engine = open_engine()
     try:
@@ -27,8 +27,8 @@ def cmd_pending(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from services.gate.review import ReviewRefused, approve, reject
-    from shared.auth import Forbidden
+    from memwarden.services.gate.review import ReviewRefused, approve, reject
+    from memwarden.shared.auth import Forbidden
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -47,8 +47,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_policy(args: argparse.Namespace) -> int:
-    from shared.db import insert_ignore, utcnow
-    from shared.schema import tenant_policies
+    from memwarden.shared.db import insert_ignore, utcnow
+    from memwarden.shared.schema import tenant_policies
 
     engine = open_engine()
     with engine.begin() as conn:

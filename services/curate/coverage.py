@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from services.curate.plan import DISPOSITIONS
-from services.curate.rules import grounded_in_all
-from shared.canonical import claim_text
-from shared.registry import Registry, Sensitivity
-from shared.secrets import contains_secret
+from memwarden.services.curate.plan import DISPOSITIONS
+from memwarden.services.curate.rules import grounded_in_all
+from memwarden.shared.canonical import claim_text
+from memwarden.shared.registry import Registry, Sensitivity
+from memwarden.shared.secrets import contains_secret
 
 
 def problem(code: str, detail: str, **where: str) -> dict[str, str]:

@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from services.curate import package
-from services.curate.llm import LlmReviewer, LlmRewriter, budget_from_settings, client_from_settings
-from services.curate.runs import (
+from memwarden.services.curate import package
+from memwarden.services.curate.llm import LlmReviewer, LlmRewriter, budget_from_settings, client_from_settings
+from memwarden.services.curate.runs import (
     CurateRefused,
     allow_reader,
     current_plan,
@@ -17,11 +17,11 @@ from services.curate.runs import (
     items_of,
     status,
 )
-from services.curate.stages import PlanReviewer, Rewriter, RulesRewriter
-from shared.auth import Principal
-from shared.config import Settings
-from shared.db import get_engine, unit_of_work
-from shared.registry import default_registry
+from memwarden.services.curate.stages import PlanReviewer, Rewriter, RulesRewriter
+from memwarden.shared.auth import Principal
+from memwarden.shared.config import Settings
+from memwarden.shared.db import get_engine, unit_of_work
+from memwarden.shared.registry import default_registry
 
 REWRITERS = ("rules", "llm")
 

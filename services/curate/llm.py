@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.curate.package import NOTICE
-from services.curate.plan import DISPOSITIONS
-from services.curate.stages import RewriterStopped
-from shared.config import Settings
-from shared.llm_client import ChatClient, Failure, LlmError
+from memwarden.services.curate.package import NOTICE
+from memwarden.services.curate.plan import DISPOSITIONS
+from memwarden.services.curate.stages import RewriterStopped
+from memwarden.shared.config import Settings
+from memwarden.shared.llm_client import ChatClient, Failure, LlmError
 
 PROMPT_VERSION = 1
 MAX_TEXT = 500  # per string field kept from the model's answer

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.canonical import jcs, sha256_hex
+from memwarden.shared.canonical import jcs, sha256_hex
 
 DISPOSITIONS = ("keep", "merge", "duplicate", "review")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
 
-from services.curate.runs import (
+from memwarden.services.curate.runs import (
     CurateRefused,
     Stage,
     allow,
@@ -29,19 +29,19 @@ from services.curate.runs import (
     signoffs,
     status,
 )
-from shared import curate_block
-from shared.auth import Principal, Scope
-from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
-from shared.curate_writes import (
+from memwarden.shared import curate_block
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
+from memwarden.shared.curate_writes import (
     CuratedVersion,
     commit_new_versions,
     lock_facts,
     retire_versions,
 )
-from shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
-from shared.models import MessageStatus
-from shared.registry import Registry, default_registry
-from shared.schema import (
+from memwarden.shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden.shared.models import MessageStatus
+from memwarden.shared.registry import Registry, default_registry
+from memwarden.shared.schema import (
     curate_spans,
     curate_writes,
     current_memories,

@@ -22,10 +22,10 @@ import unicodedata
 from collections import defaultdict
 from typing import Any
 
-from shared.canonical import sha256_hex
-from shared.classifier import Feature, classify
-from shared.grounding import STOP_WORDS, ungrounded_reason
-from shared.registry import Registry
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.classifier import Feature, classify
+from memwarden.shared.grounding import STOP_WORDS, ungrounded_reason
+from memwarden.shared.registry import Registry
 
 REWRITER = "rules-1"
 NEAR = 0.8  # Jaccard of two notes' words above which they say nearly the same

@@ -9,11 +9,11 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from services.curate import coverage, package, plan
-from shared.auth import Forbidden, Principal, Scope, authorize
-from shared.canonical import claim_text, jcs, normalized_content_hash, sha256_hex
-from shared.registry import Registry
-from shared.schema import (
+from memwarden.services.curate import coverage, package, plan
+from memwarden.shared.auth import Forbidden, Principal, Scope, authorize
+from memwarden.shared.canonical import claim_text, jcs, normalized_content_hash, sha256_hex
+from memwarden.shared.registry import Registry
+from memwarden.shared.schema import (
     curate_ledger,
     curate_runs,
     curate_signoffs,

@@ -12,11 +12,11 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, or_, select
 
-from services.curate.package import source_id
-from shared.canonical import rfc3339
-from shared.db import as_utc
-from shared.models import MessageStatus, ProposalState
-from shared.schema import (
+from memwarden.services.curate.package import source_id
+from memwarden.shared.canonical import rfc3339
+from memwarden.shared.db import as_utc
+from memwarden.shared.models import MessageStatus, ProposalState
+from memwarden.shared.schema import (
     curate_spans,
     current_memories,
     memory_evidence,

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from services.curate import package, rules
-from services.curate.runs import (
+from memwarden.services.curate import package, rules
+from memwarden.services.curate.runs import (
     CurateRefused,
     Stage,
     add_signoff,
@@ -30,12 +30,12 @@ from services.curate.runs import (
     signoffs,
     status,
 )
-from services.curate.snapshot import ALL, current_items
-from shared.auth import Principal, Scope
-from shared.canonical import rfc3339
-from shared.db import get_engine, unit_of_work, utcnow
-from shared.registry import Registry, default_registry
-from shared.schema import curate_runs
+from memwarden.services.curate.snapshot import ALL, current_items
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.canonical import rfc3339
+from memwarden.shared.db import get_engine, unit_of_work, utcnow
+from memwarden.shared.registry import Registry, default_registry
+from memwarden.shared.schema import curate_runs
 
 DEFAULT_BATCH = 200
 # past review: the plan is frozen, sign-offs no longer change anything

@@ -22,19 +22,19 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import Engine, select
 
-from services.demo.refusals import refused_proposals
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.recall.query import recall
-from services.revalidation.commands import revoke_message
-from shared.db import engine_for, migrate, unit_of_work
-from shared.models import Turn
-from shared.schema import messages, proposals
-from shared.secrets import find_secrets
+from memwarden.services.demo.refusals import refused_proposals
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.recall.query import recall
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.db import engine_for, migrate, unit_of_work
+from memwarden.shared.models import Turn
+from memwarden.shared.schema import messages, proposals
+from memwarden.shared.secrets import find_secrets
 
 
 def load_demo_turns(tenant_id: str) -> list[Turn]:
-    text = resources.files("services.demo").joinpath("conversations.jsonl").read_text("utf-8")
+    text = resources.files("memwarden.services.demo").joinpath("conversations.jsonl").read_text("utf-8")
     return [
         Turn.model_validate({**json.loads(line), "tenant_id": tenant_id})
         for line in text.splitlines()

@@ -14,16 +14,16 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
-from services.actions.io import request_action
-from services.actions.lifecycle import OutcomeStatus, approve_action, get_action, report_outcome
-from services.actions.receipts import ActionKeyConflict, ActionRefused
-from services.actions.request import ActionRequest
-from services.eval.cases import CaseError, Namespace
-from services.eval.judge import Verdict
-from shared.auth import Principal, Scope
-from shared.canonical import memory_id_for, sha256_hex
-from shared.db import unit_of_work
-from shared.schema import fact_keys, memory_evidence, memory_versions
+from memwarden.services.actions.io import request_action
+from memwarden.services.actions.lifecycle import OutcomeStatus, approve_action, get_action, report_outcome
+from memwarden.services.actions.receipts import ActionKeyConflict, ActionRefused
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.eval.cases import CaseError, Namespace
+from memwarden.services.eval.judge import Verdict
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.canonical import memory_id_for, sha256_hex
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.schema import fact_keys, memory_evidence, memory_versions
 
 ACTION_OPS = frozenset({"act", "outcome", "approve_action"})
 AGENT = "eval-agent"

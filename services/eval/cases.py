@@ -11,7 +11,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.canonical import proposal_id, proposal_identity, sha256_hex
+from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
 
 OUTCOMES = frozenset({"commit", "no_commit", "not_auto", "pending", "no_durable"})
 OPS = frozenset(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.eval.state import CaseState, MemoryView
+from memwarden.services.eval.state import CaseState, MemoryView
 
 
 @dataclass

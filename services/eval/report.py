@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from services.eval.judge import CaseResult
+from memwarden.services.eval.judge import CaseResult
 
 
 def print_report(console: Console, results: list[CaseResult], m: dict[str, Any]) -> None:

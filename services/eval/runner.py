@@ -18,21 +18,21 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 from sqlalchemy import Engine, String, cast, or_, select
 
-from services.eval import action_steps
-from services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
-from services.eval.judge import CaseResult, judge
-from services.eval.state import CaseState, ProposalView, read_state
-from services.extractor.io import extractor_version_scope, reextract_messages
-from services.gate.io import decide_batch
-from services.gate.review import ReviewRefused, approve, reject
-from services.ingest.io import ingest_turns
-from services.pipeline import drain
-from services.revalidation.commands import forget_message, revoke_message
-from shared.auth import Principal, Scope
-from shared.canonical import proposal_id as compute_id
-from shared.canonical import proposal_identity, sha256_hex
-from shared.models import Receipt, Turn, safe_error_fields
-from shared.schema import metadata, processed_events
+from memwarden.services.eval import action_steps
+from memwarden.services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
+from memwarden.services.eval.judge import CaseResult, judge
+from memwarden.services.eval.state import CaseState, ProposalView, read_state
+from memwarden.services.extractor.io import extractor_version_scope, reextract_messages
+from memwarden.services.gate.io import decide_batch
+from memwarden.services.gate.review import ReviewRefused, approve, reject
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.pipeline import drain
+from memwarden.services.revalidation.commands import forget_message, revoke_message
+from memwarden.shared.auth import Principal, Scope
+from memwarden.shared.canonical import proposal_id as compute_id
+from memwarden.shared.canonical import proposal_identity, sha256_hex
+from memwarden.shared.models import Receipt, Turn, safe_error_fields
+from memwarden.shared.schema import metadata, processed_events
 
 
 def reviewer(tenant_id: str) -> Principal:

@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select
 
-from services.eval.cases import Namespace
-from services.recall.query import recall
-from shared.canonical import memory_id_for, proposal_identity
-from shared.db import unit_of_work
-from shared.schema import current_memories, memory_evidence, memory_versions, proposals
+from memwarden.services.eval.cases import Namespace
+from memwarden.services.recall.query import recall
+from memwarden.shared.canonical import memory_id_for, proposal_identity
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.schema import current_memories, memory_evidence, memory_versions, proposals
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
-from shared.models import ProposalBody, Turn
+from memwarden.shared.models import ProposalBody, Turn
 
 ExtractTurn = Callable[[Turn], list[ProposalBody]]
 FactKey = tuple[str, str, str, str, str, str]

@@ -9,18 +9,18 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, select
 
-from services.extractor.debounce import extract_debounced
-from services.extractor.rules import EXTRACTOR_VERSION, extract
-from shared.candidates import store_candidates
-from shared.canonical import proposal_id, proposal_identity
-from shared.celery_app import Stage
-from shared.config import get_settings
-from shared.consume import consume
-from shared.db import get_engine, in_offset, pairs_in, unit_of_work
-from shared.models import MessageStatus, ProposalBody, Topic, Turn
-from shared.outbox import emit_many, order_seq
-from shared.registry import Registry, default_registry
-from shared.schema import messages
+from memwarden.services.extractor.debounce import extract_debounced
+from memwarden.services.extractor.rules import EXTRACTOR_VERSION, extract
+from memwarden.shared.candidates import store_candidates
+from memwarden.shared.canonical import proposal_id, proposal_identity
+from memwarden.shared.celery_app import Stage
+from memwarden.shared.config import get_settings
+from memwarden.shared.consume import consume
+from memwarden.shared.db import get_engine, in_offset, pairs_in, unit_of_work
+from memwarden.shared.models import MessageStatus, ProposalBody, Topic, Turn
+from memwarden.shared.outbox import emit_many, order_seq
+from memwarden.shared.registry import Registry, default_registry
+from memwarden.shared.schema import messages
 
 CONSUMER = Stage.EXTRACTOR.value
 ProposalEvent = tuple[Topic, str, str, dict[str, Any], str, int]
@@ -32,7 +32,7 @@ def select_extractor(name: str = "rules") -> Extractor:
     if name == "rules":
         return extract
     if name == "llm":
-        from services.extractor.llm import extractor_from_settings  # httpx only when chosen
+        from memwarden.services.extractor.llm import extractor_from_settings  # httpx only when chosen
 
         return extractor_from_settings(get_settings())
     raise ValueError(f"unknown extractor {name!r}; expected 'rules' or 'llm'")

@@ -25,19 +25,19 @@ from enum import StrEnum
 from functools import partial
 from typing import Any
 
-from services.extractor.llm_client import (
+from memwarden.services.extractor.llm_client import (
     Failure,
     LlmClient,
     LlmError,
 )
-from services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
-from services.extractor.rules import is_owner_turn
-from shared.config import Settings
-from shared.ijson import loads_strict
-from shared.models import Evidence, MemoryKind, ProposalBody, Scope, ScopeKind, Turn
-from shared.registry import KeySpec, Registry, Sensitivity
-from shared.secrets import contains_secret
-from shared.segmenter import Sentence, split_sentences
+from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
+from memwarden.services.extractor.rules import is_owner_turn
+from memwarden.shared.config import Settings
+from memwarden.shared.ijson import loads_strict
+from memwarden.shared.models import Evidence, MemoryKind, ProposalBody, Scope, ScopeKind, Turn
+from memwarden.shared.registry import KeySpec, Registry, Sensitivity
+from memwarden.shared.secrets import contains_secret
+from memwarden.shared.segmenter import Sentence, split_sentences
 
 log = logging.getLogger("memwarden.extractor.llm")
 

@@ -3,7 +3,7 @@ with the extractor's schema name and version naming."""
 
 from __future__ import annotations
 
-from shared.llm_client import (
+from memwarden.shared.llm_client import (
     MAX_RESPONSE_BYTES,
     ChatClient,
     Completion,

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from shared.classifier import DECISION, fold_text
-from shared.grounding import form_pattern
-from shared.registry import KeySpec, Registry
+from memwarden.shared.classifier import DECISION, fold_text
+from memwarden.shared.grounding import form_pattern
+from memwarden.shared.registry import KeySpec, Registry
 
 # Fixed schema field order: a proposal's stable_candidate_ordinal is
 # sentence_index * ORDINAL_STRIDE + KEY_ORDER.index(key) (SPEC §4), never model output order.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from services.extractor.routes import (
+from memwarden.services.extractor.routes import (
     KEY_ORDER,
     ORDINAL_STRIDE,
     has_speaker,
@@ -25,9 +25,9 @@ from services.extractor.routes import (
     make_sentence,
     route,
 )
-from shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify_span
-from shared.grounding import ungrounded_reason
-from shared.models import (
+from memwarden.shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify_span
+from memwarden.shared.grounding import ungrounded_reason
+from memwarden.shared.models import (
     Evidence,
     MemoryKind,
     ProposalBody,
@@ -37,10 +37,10 @@ from shared.models import (
     Source,
     Turn,
 )
-from shared.registry import KeySpec, Registry
-from shared.reltime import normalise_relative_times
-from shared.secrets import contains_secret
-from shared.segmenter import Sentence, split_sentences
+from memwarden.shared.registry import KeySpec, Registry
+from memwarden.shared.reltime import normalise_relative_times
+from memwarden.shared.secrets import contains_secret
+from memwarden.shared.segmenter import Sentence, split_sentences
 
 EXTRACTOR_VERSION = "rules-1.0"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.extractor.io import extract_events
-from shared.celery_app import TASK_EXTRACT, Stage, app
-from shared.consume import RetriesExhausted, consume
+from memwarden.services.extractor.io import extract_events
+from memwarden.shared.celery_app import TASK_EXTRACT, Stage, app
+from memwarden.shared.consume import RetriesExhausted, consume
 
 
 @app.task(name=TASK_EXTRACT, acks_late=True)

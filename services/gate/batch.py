@@ -16,15 +16,15 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from services.gate.checks import Assessment, StoredMessage, assess
-from services.gate.commit import receipt_body
-from services.gate.decide import CurrentFact, Verdict, decide
-from services.gate.records import GateContext, Verified, log_decision, proposal_row
-from shared.canonical import claim_text, normalized_content_hash
-from shared.db import in_list, in_offset, insert_ignore, pairs_in
-from shared.memory_state import NewVersion, add_evidence, commit_versions, evidence_row
-from shared.models import Decision, Receipt
-from shared.schema import (
+from memwarden.services.gate.checks import Assessment, StoredMessage, assess
+from memwarden.services.gate.commit import receipt_body
+from memwarden.services.gate.decide import CurrentFact, Verdict, decide
+from memwarden.services.gate.records import GateContext, Verified, log_decision, proposal_row
+from memwarden.shared.canonical import claim_text, normalized_content_hash
+from memwarden.shared.db import in_list, in_offset, insert_ignore, pairs_in
+from memwarden.shared.memory_state import NewVersion, add_evidence, commit_versions, evidence_row
+from memwarden.shared.models import Decision, Receipt
+from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
@@ -35,7 +35,7 @@ from shared.schema import (
     suppressions,
     tenant_policies,
 )
-from shared.secret_mask import spans_from_json
+from memwarden.shared.secret_mask import spans_from_json
 
 
 def waves(items: list[Verified]) -> list[list[Verified]]:

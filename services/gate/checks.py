@@ -10,16 +10,16 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from shared.canonical import claim_text, proposal_identity, sha256_hex
-from shared.canonical import proposal_id as compute_proposal_id
-from shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
-from shared.grounding import ungrounded_reason
-from shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
-from shared.registry import Registry, Sensitivity
-from shared.secret_mask import MaskedSpan, touches
-from shared.secrets import find_secrets, secret_kinds
-from shared.segmenter import is_complete_utterance
-from shared.sensitive import SensitiveCategory, sensitive_categories
+from memwarden.shared.canonical import claim_text, proposal_identity, sha256_hex
+from memwarden.shared.canonical import proposal_id as compute_proposal_id
+from memwarden.shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
+from memwarden.shared.grounding import ungrounded_reason
+from memwarden.shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
+from memwarden.shared.registry import Registry, Sensitivity
+from memwarden.shared.secret_mask import MaskedSpan, touches
+from memwarden.shared.secrets import find_secrets, secret_kinds
+from memwarden.shared.segmenter import is_complete_utterance
+from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
 
 # A session-scoped task fact may outlive its turn by at most this much and still count as
 # "expiry within the session" (SPEC §5 matrix, not-durable row).

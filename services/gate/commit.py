@@ -3,9 +3,9 @@ owner of a memory's state, for the batch gate and owner approval alike."""
 
 from __future__ import annotations
 
-from shared.canonical import jcs
-from shared.memory_state import CompareAndSetFailed
-from shared.models import Receipt
+from memwarden.shared.canonical import jcs
+from memwarden.shared.memory_state import CompareAndSetFailed
+from memwarden.shared.models import Receipt
 
 __all__ = ["CompareAndSetFailed", "receipt_body"]
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from services.gate.checks import Assessment
-from shared.models import Decision
+from memwarden.services.gate.checks import Assessment
+from memwarden.shared.models import Decision
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,16 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import Connection, Engine, delete
 
-from services.gate.batch import decide_wave, waves
-from services.gate.checks import recompute_proposal_id
-from services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
-from shared.candidates import load_candidates
-from shared.canonical import payload_hash
-from shared.celery_app import Stage
-from shared.consume import ConsumeResult, consume
-from shared.db import get_engine, pairs_in, unit_of_work
-from shared.models import MemoryProposal, Receipt, safe_error_fields
-from shared.schema import proposal_candidates
+from memwarden.services.gate.batch import decide_wave, waves
+from memwarden.services.gate.checks import recompute_proposal_id
+from memwarden.services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
+from memwarden.shared.candidates import load_candidates
+from memwarden.shared.canonical import payload_hash
+from memwarden.shared.celery_app import Stage
+from memwarden.shared.consume import ConsumeResult, consume
+from memwarden.shared.db import get_engine, pairs_in, unit_of_work
+from memwarden.shared.models import MemoryProposal, Receipt, safe_error_fields
+from memwarden.shared.schema import proposal_candidates
 
 __all__ = [
     "GateContext",

@@ -10,15 +10,15 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from services.gate.commit import receipt_body
-from services.gate.decide import Verdict
-from shared import metrics
-from shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
-from shared.config import get_settings
-from shared.db import dumps, insert_ignore, utcnow
-from shared.models import Decision, MemoryProposal, ProposalState, Receipt, is_safe_id
-from shared.registry import Registry, default_registry
-from shared.schema import receipts, rejected_submissions
+from memwarden.services.gate.commit import receipt_body
+from memwarden.services.gate.decide import Verdict
+from memwarden.shared import metrics
+from memwarden.shared.canonical import claim_key, jcs, memory_id_for, sha256_hex
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import dumps, insert_ignore, utcnow
+from memwarden.shared.models import Decision, MemoryProposal, ProposalState, Receipt, is_safe_id
+from memwarden.shared.registry import Registry, default_registry
+from memwarden.shared.schema import receipts, rejected_submissions
 
 log = logging.getLogger("memwarden.gate")
 

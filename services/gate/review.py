@@ -14,15 +14,15 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from services.gate import store
-from shared import memory_state, provenance
-from shared.auth import Principal, Scope, authorize
-from shared.canonical import claim_key, memory_id_for, payload_hash
-from shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
-from shared.memory_state import NewVersion
-from shared.models import MessageStatus, ProposalState
-from shared.registry import default_registry
-from shared.schema import approvals, current_memories, proposals
+from memwarden.services.gate import store
+from memwarden.shared import memory_state, provenance
+from memwarden.shared.auth import Principal, Scope, authorize
+from memwarden.shared.canonical import claim_key, memory_id_for, payload_hash
+from memwarden.shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
+from memwarden.shared.memory_state import NewVersion
+from memwarden.shared.models import MessageStatus, ProposalState
+from memwarden.shared.registry import default_registry
+from memwarden.shared.schema import approvals, current_memories, proposals
 
 
 class ReviewRefused(Exception):

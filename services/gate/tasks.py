@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gate.io import run_gate_stage
-from shared.celery_app import TASK_DECIDE, app
-from shared.consume import RetriesExhausted
+from memwarden.services.gate.io import run_gate_stage
+from memwarden.shared.celery_app import TASK_DECIDE, app
+from memwarden.shared.consume import RetriesExhausted
 
 
 @app.task(name=TASK_DECIDE, acks_late=True)

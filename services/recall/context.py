@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
-from services.recall.query import Recalled
+from memwarden.services.recall.query import Recalled
 
 Lang = Literal["en", "zh"]
 

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine, and_, or_, select
 
-from shared import provenance
-from shared.config import get_settings
-from shared.curate_block import CURATE_PUBLISHING, block_reason, blocked
-from shared.db import as_utc, get_engine, in_list, unit_of_work, utcnow
-from shared.embedding import default_embedder, features, from_bytes, memory_text
-from shared.models import MemoryStatus, MessageStatus
-from shared.registry import default_registry
-from shared.schema import (
+from memwarden.shared import provenance
+from memwarden.shared.config import get_settings
+from memwarden.shared.curate_block import CURATE_PUBLISHING, block_reason, blocked
+from memwarden.shared.db import as_utc, get_engine, in_list, unit_of_work, utcnow
+from memwarden.shared.embedding import default_embedder, features, from_bytes, memory_text
+from memwarden.shared.models import MemoryStatus, MessageStatus
+from memwarden.shared.registry import default_registry
+from memwarden.shared.schema import (
     current_memories,
     memory_evidence,
     memory_versions,

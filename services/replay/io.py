@@ -28,21 +28,21 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, update
 
-from services.extractor.debounce import ExtractTurn, extract_debounced
-from services.extractor.io import select_extractor, with_id
-from services.extractor.rules import EXTRACTOR_VERSION
-from services.extractor.rules import extract as rules_extract
-from services.gate.io import GateContext, decide_many
-from services.ingest.io import IngestRefused, IngestResult, ingest_many
-from services.replay.source import Batch, read_batches
-from services.replay.tally import BatchFacts, Tally, report
-from shared.canonical import sha256_hex
-from shared.config import get_settings
-from shared.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
-from shared.models import MessageStatus, ProposalBody, Receipt, Turn
-from shared.registry import default_registry
-from shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
-from shared.secret_mask import mask_secrets
+from memwarden.services.extractor.debounce import ExtractTurn, extract_debounced
+from memwarden.services.extractor.io import select_extractor, with_id
+from memwarden.services.extractor.rules import EXTRACTOR_VERSION
+from memwarden.services.extractor.rules import extract as rules_extract
+from memwarden.services.gate.io import GateContext, decide_many
+from memwarden.services.ingest.io import IngestRefused, IngestResult, ingest_many
+from memwarden.services.replay.source import Batch, read_batches
+from memwarden.services.replay.tally import BatchFacts, Tally, report
+from memwarden.shared.canonical import sha256_hex
+from memwarden.shared.config import get_settings
+from memwarden.shared.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden.shared.models import MessageStatus, ProposalBody, Receipt, Turn
+from memwarden.shared.registry import default_registry
+from memwarden.shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
+from memwarden.shared.secret_mask import mask_secrets
 
 IN_CHUNK = 500  # ids per IN (…) list: well under SQLite's bound-parameter limit
 
@@ -396,6 +396,6 @@ def _record_shadow(conn: Connection, run_id: str, applied: _Applied) -> None:
 
 
 def _drainer(engine: Engine) -> Callable[[], int]:
-    from services.pipeline import drain
+    from memwarden.services.pipeline import drain
 
     return lambda: drain(engine)

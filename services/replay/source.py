@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shared.canonical import jcs, sha256_hex
-from shared.ijson import IJsonError, loads_strict
-from shared.models import Turn, safe_error_fields
+from memwarden.shared.canonical import jcs, sha256_hex
+from memwarden.shared.ijson import IJsonError, loads_strict
+from memwarden.shared.models import Turn, safe_error_fields
 
 BOM = b"\xef\xbb\xbf"
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from shared.models import Decision, Receipt
+from memwarden.shared.models import Decision, Receipt
 
 EXAMPLES_PER_KEY = 3
 PROBLEMS_KEPT = 20

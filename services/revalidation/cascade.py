@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.models import MemoryStatus
-from shared.segmenter import split_sentences
+from memwarden.shared.models import MemoryStatus
+from memwarden.shared.segmenter import split_sentences
 
 
 @dataclass(frozen=True)

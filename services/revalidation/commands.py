@@ -9,16 +9,16 @@ from datetime import datetime
 
 from sqlalchemy import Connection, Engine, select, update
 
-from services.revalidation import store
-from shared import memory_state
-from shared.candidates import candidate_values, erase_candidates_for_message
-from shared.canonical import claim_text, normalized_content_hash, sha256_hex
-from shared.db import as_utc, get_engine, insert_ignore, unit_of_work, utcnow
-from shared.erasure import forget_text
-from shared.models import MemoryStatus, MessageStatus, Topic
-from shared.outbox import emit, order_seq
-from shared.schema import current_memories, messages, proposals, suppressions
-from shared.secret_mask import mask_secrets
+from memwarden.services.revalidation import store
+from memwarden.shared import memory_state
+from memwarden.shared.candidates import candidate_values, erase_candidates_for_message
+from memwarden.shared.canonical import claim_text, normalized_content_hash, sha256_hex
+from memwarden.shared.db import as_utc, get_engine, insert_ignore, unit_of_work, utcnow
+from memwarden.shared.erasure import forget_text
+from memwarden.shared.models import MemoryStatus, MessageStatus, Topic
+from memwarden.shared.outbox import emit, order_seq
+from memwarden.shared.schema import current_memories, messages, proposals, suppressions
+from memwarden.shared.secret_mask import mask_secrets
 
 
 class UnknownMessage(LookupError):

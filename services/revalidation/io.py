@@ -11,14 +11,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
 
-from services.revalidation import store
-from services.revalidation.cascade import outcome, successor_span
-from shared import memory_state
-from shared.celery_app import Stage
-from shared.consume import consume
-from shared.db import utcnow
-from shared.models import MemoryStatus, Topic
-from shared.schema import messages, proposals
+from memwarden.services.revalidation import store
+from memwarden.services.revalidation.cascade import outcome, successor_span
+from memwarden.shared import memory_state
+from memwarden.shared.celery_app import Stage
+from memwarden.shared.consume import consume
+from memwarden.shared.db import utcnow
+from memwarden.shared.models import MemoryStatus, Topic
+from memwarden.shared.schema import messages, proposals
 
 CONSUMER = Stage.REVALIDATION.value
 

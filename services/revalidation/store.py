@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, and_, select
 
-from services.revalidation.cascade import Dependent
-from shared import provenance
-from shared.models import MemoryStatus
-from shared.schema import memory_evidence, memory_versions
+from memwarden.services.revalidation.cascade import Dependent
+from memwarden.shared import provenance
+from memwarden.shared.models import MemoryStatus
+from memwarden.shared.schema import memory_evidence, memory_versions
 
 
 def dependents(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.revalidation.io import revalidate_events
-from shared.celery_app import TASK_REVALIDATE, Stage, app
-from shared.consume import RetriesExhausted, consume
+from memwarden.services.revalidation.io import revalidate_events
+from memwarden.shared.celery_app import TASK_REVALIDATE, Stage, app
+from memwarden.shared.consume import RetriesExhausted, consume
 
 
 @app.task(name=TASK_REVALIDATE, acks_late=True)

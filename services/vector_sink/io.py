@@ -12,14 +12,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, select
 
-from shared import metrics
-from shared.celery_app import Stage
-from shared.config import get_settings
-from shared.consume import consume
-from shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
-from shared.embedding import default_embedder, memory_text, to_bytes
-from shared.models import MessageStatus
-from shared.schema import (
+from memwarden.shared import metrics
+from memwarden.shared.celery_app import Stage
+from memwarden.shared.config import get_settings
+from memwarden.shared.consume import consume
+from memwarden.shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden.shared.embedding import default_embedder, memory_text, to_bytes
+from memwarden.shared.models import MessageStatus
+from memwarden.shared.schema import (
     current_memories,
     fact_keys,
     memory_evidence,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.vector_sink.io import run_sink_stage
-from shared.celery_app import TASK_SYNC_INDEX, app
-from shared.consume import RetriesExhausted
+from memwarden.services.vector_sink.io import run_sink_stage
+from memwarden.shared.celery_app import TASK_SYNC_INDEX, app
+from memwarden.shared.consume import RetriesExhausted
 
 
 @app.task(name=TASK_SYNC_INDEX, acks_late=True)

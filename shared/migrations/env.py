@@ -8,8 +8,8 @@ from typing import Any, Literal
 from alembic import context
 from alembic.autogenerate.api import AutogenContext
 
-from shared.db import get_engine
-from shared.schema import UtcDateTime, metadata
+from memwarden.shared.db import get_engine
+from memwarden.shared.schema import UtcDateTime, metadata
 
 config = context.config
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, inspect, select
 
-from shared.models import MemoryStatus, Topic
-from shared.schema import current_memories, memory_versions, outbox, proposals, vector_index
+from memwarden.shared.models import MemoryStatus, Topic
+from memwarden.shared.schema import current_memories, memory_versions, outbox, proposals, vector_index
 
 # (subject, normalized_key, value_json, status of the latest version, number of versions)
 Fact = tuple[str, str, str, str, int]

@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import Engine, column, inspect, select
 
-from services import pipeline  # noqa: F401  (registers every stage's task)
-from shared.celery_app import ROUTES, app
-from shared.db import engine_scope
-from shared.schema import outbox
+from memwarden.services import pipeline  # noqa: F401  (registers every stage's task)
+from memwarden.shared.celery_app import ROUTES, app
+from memwarden.shared.db import engine_scope
+from memwarden.shared.schema import outbox
 
 
 def envelope_of(row: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from services.ingest.io import ingest_turns
-from shared.models import Topic, Turn
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.shared.models import Topic, Turn
 from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held, run_at_barrier
 from tests.faults.workload import build
@@ -96,7 +96,7 @@ REVOCATIONS = {str(Topic.EVIDENCE_REVOKED)}
 def _revoked(engine: Engine, tenant: str) -> None:
     """Decided and indexed, then every third message that taught a memory revoked: the
     revocation events wait in the outbox."""
-    from services.revalidation.commands import revoke_message
+    from memwarden.services.revalidation.commands import revoke_message
 
     _decided(engine, tenant)
     deliver(engine, outbox_envelopes(engine, tenant, MEMORY_EVENTS))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from shared.db import migrate
+from memwarden.shared.db import migrate
 from tests.faults.harness import (
     Fleet,
     RedisServer,

@@ -14,11 +14,11 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import Engine, inspect, text
 
-from services.ingest.io import ingest_turns
-from services.revalidation.commands import revoke_message
-from shared.db import unit_of_work
-from shared.models import MemoryStatus, Topic, Turn
-from shared.outbox import emit
+from memwarden.services.ingest.io import ingest_turns
+from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.db import unit_of_work
+from memwarden.shared.models import MemoryStatus, Topic, Turn
+from memwarden.shared.outbox import emit
 from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held
 from tests.faults.workload import build

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import ValidationError
 
-from services.actions.io import request_action
-from services.actions.lifecycle import (
+from memwarden.services.actions.io import request_action
+from memwarden.services.actions.lifecycle import (
     OutcomeStatus,
     actions_for_memory,
     affected_by_message,
@@ -17,15 +17,15 @@ from services.actions.lifecycle import (
     pending_approvals,
     report_outcome,
 )
-from services.actions.receipts import (
+from memwarden.services.actions.receipts import (
     ActionKeyConflict,
     ActionRefused,
     UnknownAction,
     UnknownIntent,
 )
-from services.actions.request import ActionRequest
-from services.api import problems
-from services.api.action_schemas import (
+from memwarden.services.actions.request import ActionRequest
+from memwarden.services.api import problems
+from memwarden.services.api.action_schemas import (
     ActionIn,
     ActionReceiptOut,
     ActionsOut,
@@ -34,11 +34,11 @@ from services.api.action_schemas import (
     PendingActionsOut,
     RepairListOut,
 )
-from services.api.problems import Problem
-from services.api.security import Authenticated
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from shared.auth import Forbidden, Scope
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.security import Authenticated
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.shared.auth import Forbidden, Scope
 
 router = APIRouter(
     route_class=StrictJsonRoute,

@@ -12,8 +12,8 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from services.api.problems import Problem
-from services.api.strict_json import StrictJsonRoute
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.strict_json import StrictJsonRoute
 
 STATIC = Path(__file__).resolve().parent.parent / "console"
 ASSETS = {

@@ -13,17 +13,17 @@ from fastapi import APIRouter, Path
 from fastapi.responses import PlainTextResponse
 from pydantic import Field, model_validator
 
-from services.api import problems
-from services.api.problems import Problem
-from services.api.schemas import HEX64, Body
-from services.api.security import Authenticated
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from services.curate import doors
-from services.curate.publish import publish, rollback
-from services.curate.runs import CurateRefused
-from services.curate.stages import attest_plan, check_plan, make_plan, review_plan, take_snapshot
-from shared.llm_client import LlmError
+from memwarden.services.api import problems
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.schemas import HEX64, Body
+from memwarden.services.api.security import Authenticated
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.curate import doors
+from memwarden.services.curate.publish import publish, rollback
+from memwarden.services.curate.runs import CurateRefused
+from memwarden.services.curate.stages import attest_plan, check_plan, make_plan, review_plan, take_snapshot
+from memwarden.shared.llm_client import LlmError
 
 router = APIRouter(
     route_class=StrictJsonRoute,

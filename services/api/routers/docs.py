@@ -10,8 +10,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from swagger_ui_bundle import swagger_ui_path
 
-from services.api.problems import Problem
-from services.api.strict_json import StrictJsonRoute
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.strict_json import StrictJsonRoute
 
 ASSETS_PREFIX = "/docs/assets"
 ASSET_DIR = Path(swagger_ui_path)

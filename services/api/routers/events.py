@@ -6,11 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from services.api import problems, reads
-from services.api.schemas import EventsOut, WhoAmI
-from services.api.security import Authenticated, Reader
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
+from memwarden.services.api import problems, reads
+from memwarden.services.api.schemas import EventsOut, WhoAmI
+from memwarden.services.api.security import Authenticated, Reader
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
 
 router = APIRouter(
     route_class=StrictJsonRoute,

@@ -9,11 +9,11 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
-from services.api import problems
-from services.api.problems import problem_response
-from services.api.schemas import Health
-from services.api.state import ApiState, StateDep
-from services.api.strict_json import StrictJsonRoute
+from memwarden.services.api import problems
+from memwarden.services.api.problems import problem_response
+from memwarden.services.api.schemas import Health
+from memwarden.services.api.state import ApiState, StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
 
 log = logging.getLogger("memwarden.api")
 

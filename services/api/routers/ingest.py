@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from services.api import problems
-from services.api.problems import Problem
-from services.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut
-from services.api.security import Proposer
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from services.gate.io import GateContext, decide_batch
-from services.ingest.io import IngestRefused, ingest_turns
-from shared.auth import Principal
-from shared.models import Turn
+from memwarden.services.api import problems
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut
+from memwarden.services.api.security import Proposer
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.gate.io import GateContext, decide_batch
+from memwarden.services.ingest.io import IngestRefused, ingest_turns
+from memwarden.shared.auth import Principal
+from memwarden.shared.models import Turn
 
 router = APIRouter(
     route_class=StrictJsonRoute,

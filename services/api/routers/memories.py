@@ -7,16 +7,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
-from services.api import problems, reads
-from services.api.problems import Problem
-from services.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut
-from services.api.security import AnyScope, Reader
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from services.inspect import list_memories
-from services.recall.context import render_context
-from services.recall.query import recall
-from shared.models import ID_PATTERN, Receipt, ScopeKind
+from memwarden.services.api import problems, reads
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut
+from memwarden.services.api.security import AnyScope, Reader
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.inspect import list_memories
+from memwarden.services.recall.context import render_context
+from memwarden.services.recall.query import recall
+from memwarden.shared.models import ID_PATTERN, Receipt, ScopeKind
 
 router = APIRouter(
     route_class=StrictJsonRoute,

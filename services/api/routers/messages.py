@@ -11,20 +11,20 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from services.api import problems
-from services.api.problems import Problem
-from services.api.schemas import ForgetOut, RevisionIn, RevisionOut, RevokeOut
-from services.api.security import Proposer, Reviewer
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from services.revalidation.commands import (
+from memwarden.services.api import problems
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.schemas import ForgetOut, RevisionIn, RevisionOut, RevokeOut
+from memwarden.services.api.security import Proposer, Reviewer
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.revalidation.commands import (
     Refused,
     UnknownMessage,
     forget_message,
     revoke_message,
     supersede_message,
 )
-from shared.models import ID_PATTERN
+from memwarden.shared.models import ID_PATTERN
 
 router = APIRouter(
     route_class=StrictJsonRoute,

@@ -7,14 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from services.api import problems, reads
-from services.api.problems import Problem
-from services.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
-from services.api.security import Reviewer
-from services.api.state import StateDep
-from services.api.strict_json import StrictJsonRoute
-from services.gate.review import ReviewRefused, approve, pending, reject
-from shared.auth import Forbidden
+from memwarden.services.api import problems, reads
+from memwarden.services.api.problems import Problem
+from memwarden.services.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
+from memwarden.services.api.security import Reviewer
+from memwarden.services.api.state import StateDep
+from memwarden.services.api.strict_json import StrictJsonRoute
+from memwarden.services.gate.review import ReviewRefused, approve, pending, reject
+from memwarden.shared.auth import Forbidden
 
 router = APIRouter(
     route_class=StrictJsonRoute,
