@@ -17,9 +17,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import select
-
-from bench.common import scratch_database, summary_ms
 from memwarden.services.actions.io import request_action
 from memwarden.services.actions.request import ActionRequest
 from memwarden.services.ingest.io import ingest_turns
@@ -27,6 +24,9 @@ from memwarden.services.pipeline import drain
 from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import current_memories
+from sqlalchemy import select
+
+from bench.common import scratch_database, summary_ms
 
 TENANT = "bench"
 AGENT = Principal("bench-agent", TENANT, frozenset({Scope.ACTION_REQUEST}))

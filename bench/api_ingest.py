@@ -18,9 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+from memwarden.shared.auth import Scope, create_principal
 
 from bench.common import percentile, scratch_database
-from memwarden.shared.auth import Scope, create_principal
 
 TEXTS = ["I prefer pnpm for all my projects.", "我更喜欢深色主题。", "Thanks, that fixed it!"]
 

@@ -8,10 +8,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from memwarden.shared.db import engine_for, migrate
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
-
-from memwarden.shared.db import engine_for, migrate
 
 PG_URL = os.environ.get(
     "MEMWARDEN_BENCH_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"

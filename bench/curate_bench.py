@@ -20,7 +20,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import scratch_database
 from memwarden.services.curate.publish import publish, rollback
 from memwarden.services.curate.runs import get_run, items_of
 from memwarden.services.curate.stages import (
@@ -38,6 +37,8 @@ from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.models import Turn
 from memwarden.shared.registry import default_registry
+
+from bench.common import scratch_database
 
 ADJ = [
     "amber",

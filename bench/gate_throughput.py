@@ -21,10 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-
-from bench.common import scratch_database
 from memwarden.services.extractor.io import with_id
 from memwarden.services.extractor.rules import extract
 from memwarden.services.gate.io import decide_batch
@@ -32,6 +28,10 @@ from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.db import engine_for
 from memwarden.shared.models import Turn
 from memwarden.shared.registry import default_registry
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+
+from bench.common import scratch_database
 
 SENTENCES = [
     "I prefer pnpm for all my projects.",

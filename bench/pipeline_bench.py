@@ -21,12 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
-from sqlalchemy import Engine, func, select, text
-
-from bench.common import percentile, scratch_database
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import vector_index
+from sqlalchemy import Engine, func, select, text
+
+from bench.common import percentile, scratch_database
 
 BROKER = "redis://127.0.0.1:6379/14"
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]

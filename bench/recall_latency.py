@@ -18,7 +18,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import scratch_database, summary_ms
 from memwarden.services.recall.query import recall
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.db import dumps
@@ -31,6 +30,8 @@ from memwarden.shared.schema import (
     messages,
     vector_index,
 )
+
+from bench.common import scratch_database, summary_ms
 
 WORDS = [
     "pnpm",

@@ -14,6 +14,16 @@ from typing import Any
 from sqlalchemy import Engine
 
 from memwarden.errors import NotFound, Refused, Unauthorized, Unavailable
+from memwarden.shared.auth import (
+    Forbidden,
+    Principal,
+    Scope,
+    Unauthenticated,
+    authenticate,
+    authorize,
+)
+from memwarden.shared.db import engine_for, migrate
+from memwarden.shared.models import Turn
 from memwarden.types import (
     AddResult,
     Decided,
@@ -26,9 +36,6 @@ from memwarden.types import (
     Revoked,
     TurnInput,
 )
-from memwarden.shared.auth import Forbidden, Principal, Scope, Unauthenticated, authenticate, authorize
-from memwarden.shared.db import engine_for, migrate
-from memwarden.shared.models import Turn
 
 # With no API key, whoever holds the database URL (or the data directory) already holds
 # every power over it; the client then acts as this principal, with memory:admin.

@@ -14,19 +14,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    MetaData,
-    String,
-    Table,
-    Text,
-    and_,
-    func,
-    inspect,
-    select,
-)
-
 from memwarden.shared import provenance
 from memwarden.shared.candidates import undecided_count
 from memwarden.shared.config import get_settings
@@ -44,6 +31,18 @@ from memwarden.shared.schema import (
     proposals,
     suppressions,
     vector_index,
+)
+from sqlalchemy import (
+    Connection,
+    Engine,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    func,
+    inspect,
+    select,
 )
 
 HASH = re.compile(r"^[0-9a-f]{64}$")

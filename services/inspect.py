@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Engine, select
-
 from memwarden.shared.db import as_utc, get_engine, unit_of_work
 from memwarden.shared.schema import current_memories, memory_evidence, memory_versions, proposals
+from sqlalchemy import Engine, select
 
 
 def _iso(moment: Any) -> str | None:

@@ -8,11 +8,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.shared.celery_app import STAGE_TASK_MODULES, app
 from memwarden.shared.db import engine_scope, get_engine
 from memwarden.shared.relay import drain_in_process
+from sqlalchemy import Engine
 
 for _module in STAGE_TASK_MODULES.values():
     importlib.import_module(_module)

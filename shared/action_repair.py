@@ -17,12 +17,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, select, update
-
 from memwarden.shared.db import in_list
 from memwarden.shared.models import Topic
 from memwarden.shared.outbox import emit_many
 from memwarden.shared.schema import action_uses, actions
+from sqlalchemy import Connection, select, update
 
 
 class ActionState(StrEnum):

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, select, update
-from sqlalchemy.exc import IntegrityError
-
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.db import utcnow
 from memwarden.shared.schema import principals
+from sqlalchemy import Connection, select, update
+from sqlalchemy.exc import IntegrityError
 
 KEY_PREFIX = "mwk_"
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, func, select
-
 from memwarden.shared.db import dumps, insert_ignore, pairs_in, utcnow
 from memwarden.shared.schema import proposal_candidates, proposals
+from sqlalchemy import Connection, delete, exists, func, select
 
 
 def store_candidates(conn: Connection, bodies: list[dict[str, Any]]) -> None:

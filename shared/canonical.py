@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import rfc8785
-
 from memwarden.shared.textfold import suppression_form
 
 IDENTITY_SCHEMA = 1

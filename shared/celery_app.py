@@ -10,7 +10,6 @@ from enum import StrEnum
 
 from celery import Celery
 from kombu import Queue
-
 from memwarden.shared.config import get_settings
 from memwarden.shared.models import Topic
 

@@ -11,10 +11,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, or_, select
-
 from memwarden.shared.db import insert_ignore
 from memwarden.shared.schema import curate_blocks
+from sqlalchemy import Connection, delete, exists, or_, select
 
 CURATE_PUBLISHING = "curate_publishing"
 WHOLE_TENANT = "*"

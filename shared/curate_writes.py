@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select, update
-
 from memwarden.shared.db import dumps, in_list, insert_ignore, pairs_in
 from memwarden.shared.models import MemoryStatus, ProposalState, Topic
 from memwarden.shared.outbox import emit_many
@@ -31,6 +29,7 @@ from memwarden.shared.schema import (
     memory_versions,
     proposals,
 )
+from sqlalchemy import Connection, bindparam, delete, select, update
 
 
 class CompareAndSetFailed(RuntimeError):

@@ -12,6 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from memwarden.shared.config import get_settings
+from memwarden.shared.schema import FACT_KEY_COLUMNS, fact_keys
 from sqlalchemy import (
     Connection,
     Engine,
@@ -26,9 +28,6 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
-
-from memwarden.shared.config import get_settings
-from memwarden.shared.schema import FACT_KEY_COLUMNS, fact_keys
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 

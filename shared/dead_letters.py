@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, update
-
 from memwarden.shared import metrics
 from memwarden.shared.db import in_list, insert_ignore, utcnow
 from memwarden.shared.retry import error_class, redacted
 from memwarden.shared.schema import dead_letters, outbox, processed_events
+from sqlalchemy import Connection, delete, func, select, update
 
 log = logging.getLogger("memwarden.deadletter")
 

@@ -19,11 +19,10 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select, update
-
 from memwarden.shared.canonical import normalized_content_hash
 from memwarden.shared.schema import messages, outbox
 from memwarden.shared.segmenter import split_sentences
+from sqlalchemy import Connection, select, update
 
 
 def _pieces(text: str) -> Iterator[str]:

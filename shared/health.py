@@ -3,9 +3,8 @@ and the relay's gauges share."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, select
-
 from memwarden.shared.schema import current_memories, vector_index
+from sqlalchemy import Connection, and_, select
 
 
 def unindexed_versions(

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
-from sqlalchemy.dialects import postgresql, sqlite
-
 from memwarden.shared.db import utcnow
 from memwarden.shared.schema import processed_events
+from sqlalchemy import Connection
+from sqlalchemy.dialects import postgresql, sqlite
 
 
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:

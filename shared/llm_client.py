@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Any, Self
 
 import httpx
-
 from memwarden.shared.config import Settings
 
 MAX_RESPONSE_BYTES = 1 << 20

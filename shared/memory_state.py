@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select, update
-
 from memwarden.shared.action_repair import cancel_actions_using
 from memwarden.shared.db import dumps, in_list, insert_ignore
 from memwarden.shared.models import MemoryStatus, ProposalState, Topic
@@ -32,6 +30,7 @@ from memwarden.shared.schema import (
     memory_versions,
     proposals,
 )
+from sqlalchemy import Connection, bindparam, delete, select, update
 
 # statuses a version may leave; anything else is final
 LIVE = (MemoryStatus.COMMITTED,)

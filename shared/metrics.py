@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
-from sqlalchemy import Engine
-
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.outbox import backlog, delivery_health, oldest_unsent_at
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from sqlalchemy import Engine
 
 log = logging.getLogger("memwarden.metrics")
 

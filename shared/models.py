@@ -12,6 +12,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Annotated, Any
 
+from memwarden.shared import ijson
+from memwarden.shared.secrets import SecretKind, find_secrets
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -23,9 +25,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-
-from memwarden.shared import ijson
-from memwarden.shared.secrets import SecretKind, find_secrets
 
 # a memory id (hex) optionally followed by ":version"
 DERIVED_FROM_NAME = re.compile(r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$")

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, update
-
 from memwarden.shared.db import dumps, in_list, utcnow
 from memwarden.shared.models import FEED_ONLY_TOPICS, Topic
 from memwarden.shared.schema import dead_letters, outbox
+from sqlalchemy import Connection, and_, func, or_, select, update
 
 NOTIFY_CHANNEL = "memwarden_outbox"
 

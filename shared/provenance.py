@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select
-
 from memwarden.shared.models import MessageStatus
 from memwarden.shared.schema import memory_evidence, messages
+from sqlalchemy import and_, exists, func, select
 
 _ACTIVE_EVIDENCE = and_(
     messages.c.tenant_id == memory_evidence.c.tenant_id,

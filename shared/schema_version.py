@@ -12,9 +12,8 @@ from functools import lru_cache
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
-
 from memwarden.shared.db import MIGRATIONS_DIR
+from sqlalchemy import Engine
 
 
 class SchemaBehind(RuntimeError):

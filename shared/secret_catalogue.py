@@ -113,7 +113,9 @@ def _allows(entries: list[dict[str, object]]) -> tuple[_Allow, ...]:
 @cache
 def rules() -> tuple[tuple[Rule, ...], tuple[_Allow, ...]]:
     """The compiled rules and the global allowlist, loaded once."""
-    raw = tomllib.loads(resources.files("memwarden.shared").joinpath("data/gitleaks.toml").read_text("utf-8"))
+    raw = tomllib.loads(
+        resources.files("memwarden.shared").joinpath("data/gitleaks.toml").read_text("utf-8")
+    )
     global_allow = _allows([raw.get("allowlist", {})])
     compiled = []
     for r in raw["rules"]:

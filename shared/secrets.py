@@ -60,7 +60,6 @@ from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
-
 from memwarden.shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
 from memwarden.shared.textfold import fold
 

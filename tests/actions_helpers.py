@@ -5,8 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import Engine, select
-
 from memwarden.services.actions.io import request_action
 from memwarden.services.actions.request import ActionRequest
 from memwarden.services.ingest.io import ingest_turns
@@ -15,6 +13,8 @@ from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import memory_evidence, memory_versions
+from sqlalchemy import Engine, select
+
 from tests.conftest import turn_dict
 
 AGENT = "agent-1"

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Engine, create_engine, text
-from sqlalchemy.engine import make_url
-
 from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
 from memwarden.shared.db import engine_for, migrate
+from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get(
     "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.services.curate.publish import publish
 from memwarden.services.curate.stages import (
     RulesRewriter,
@@ -22,6 +20,8 @@ from memwarden.services.recall.query import recall
 from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.models import Turn
 from memwarden.shared.registry import default_registry
+from sqlalchemy import Engine
+
 from tests.conftest import turn_dict
 
 

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from memwarden.services.actions.decide import UsedMemory, decide_action
 from memwarden.services.actions.request import ActionRequest, key_hash, request_hash
 from memwarden.shared.action_registry import ActionRegistryError, load_action_registry

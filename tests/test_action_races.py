@@ -7,16 +7,16 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import pytest
-from sqlalchemy import Engine, func, select
-
 import memwarden.services.actions.io as action_io
+import pytest
 from memwarden.services.actions.lifecycle import affected_by_message
 from memwarden.services.actions.receipts import ActionKeyConflict
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import revoke_message
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.schema import action_uses, actions
+from sqlalchemy import Engine, func, select
+
 from tests.actions_helpers import act, memory_of, say
 
 ROUNDS = 8

@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import Engine, select
-
 from memwarden.services.actions.lifecycle import (
     OutcomeStatus,
     actions_for_memory,
@@ -21,6 +19,8 @@ from memwarden.services.revalidation.commands import reject_memory, revoke_messa
 from memwarden.shared.auth import Forbidden, Scope
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.schema import outbox
+from sqlalchemy import Engine, select
+
 from tests.actions_helpers import act, agent, approver, memory_of, say, status_of
 
 NPM = "I use npm for every project"
@@ -108,9 +108,8 @@ def test_action__expired_memory_is_denied(store: Engine, tenant: str) -> None:
         idempotency_key="exp-1",
     )
     # the memory has no expiry of its own; give it one in the past through the store
-    from sqlalchemy import update
-
     from memwarden.shared.schema import memory_versions
+    from sqlalchemy import update
 
     with unit_of_work(store) as uow:
         uow.conn.execute(

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, create_engine, select
-
 from memwarden.services.api import create_app
 from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.config import Settings
 from memwarden.shared.db import insert_ignore, utcnow
 from memwarden.shared.schema import receipts, tenant_policies
+from sqlalchemy import Engine, create_engine, select
+
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from memwarden.shared.canonical import (
     jcs,
     normalized_content_hash,

@@ -7,7 +7,6 @@ Pure: :func:`classify` on one sentence, :func:`classify_span` on a sentence insi
 from __future__ import annotations
 
 import pytest
-
 from memwarden.shared.classifier import Feature, classify, classify_span, named_project
 from memwarden.shared.textfold import to_simplified
 

@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-from sqlalchemy import Engine
-
-from memwarden import Memory, NotFound, Refused, TurnInput, Unauthorized
 from memwarden.services.api import create_app
 from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.config import Settings
 from memwarden.shared.db import engine_for, migrate
+from sqlalchemy import Engine
+
+from memwarden import Memory, NotFound, Refused, TurnInput, Unauthorized
 from tests.conftest import REDIS_URL
 
 PNPM = "I prefer pnpm for all my JavaScript projects."

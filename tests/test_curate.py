@@ -7,8 +7,6 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
-
 from memwarden.services.curate import package
 from memwarden.services.curate.publish import publish, rollback
 from memwarden.services.curate.runs import CurateRefused, get_run
@@ -27,6 +25,8 @@ from memwarden.services.revalidation.commands import revoke_message
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import memory_versions
+from sqlalchemy import Engine, select
+
 from tests.curate_helpers import (
     curate,
     people,

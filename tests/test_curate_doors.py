@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine
-
 from memwarden.services.cli import build_parser
 from memwarden.services.cli.common import CliError
 from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.db import engine_scope
+from sqlalchemy import Engine
+
 from tests.curate_helpers import sample_of, say_all, values
 from tests.test_api import api_client, auth
 from tests.test_curate import LINES

@@ -7,10 +7,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.services.curate.publish import publish, rollback
 from memwarden.services.recall.query import recall
+from sqlalchemy import Engine
+
 from tests.curate_helpers import people, say_all, to_attested
 
 WORDS = ["apple", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "iris", "juniper"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, select
-
 from memwarden.services.extractor.debounce import extract_debounced, extract_run, session_runs
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
@@ -14,6 +12,8 @@ from memwarden.services.recall.query import recall
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.models import ProposalBody, Turn
 from memwarden.shared.schema import proposals
+from sqlalchemy import Engine, select
+
 from tests.conftest import turn_dict
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from memwarden.services.gate.checks import Assessment
 from memwarden.services.gate.decide import CurrentFact, decide
 from memwarden.shared.models import Decision

@@ -9,9 +9,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Engine, select, text
-from sqlalchemy.exc import OperationalError
-
 from memwarden.services.extractor.io import extract_batch
 from memwarden.services.gate.io import run_gate_stage
 from memwarden.services.ingest.io import ingest_turns
@@ -31,6 +28,9 @@ from memwarden.shared.schema import (
     proposals,
     suppressions,
 )
+from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy.exc import OperationalError
+
 from tests.conftest import turn_dict
 
 CANARY = "canary-value-7f3a"

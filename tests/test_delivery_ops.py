@@ -11,9 +11,6 @@ from typing import Any
 import psycopg
 import pytest
 from kombu.exceptions import OperationalError as KombuOperationalError
-from sqlalchemy import Connection, Engine, delete, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
-
 from memwarden.services.audit import audit
 from memwarden.services.cli import build_parser
 from memwarden.services.extractor.io import extract_batch
@@ -27,6 +24,9 @@ from memwarden.shared.outbox import emit_many
 from memwarden.shared.relay import RelayTimings, run_relay
 from memwarden.shared.retry import is_transient, redacted
 from memwarden.shared.schema import current_memories, memory_versions, outbox, vector_index
+from sqlalchemy import Connection, Engine, delete, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+
 from tests.conftest import turn_dict
 
 CANARY = "canary-value-91bd"

@@ -9,8 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.vector_sink.io import sync_memories
@@ -24,6 +22,8 @@ from memwarden.shared.schema import (
     receipts,
     vector_index,
 )
+from sqlalchemy import Engine, func, select
+
 from tests.conftest import turn_dict
 
 pytestmark = pytest.mark.postgres

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import redis
+from memwarden.shared.schema import messages, outbox, proposals
 from sqlalchemy import create_engine, func, select
 
-from memwarden.shared.schema import messages, outbox, proposals
 from tests.conftest import REDIS_URL
 
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from memwarden.services.cli import build_parser
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.config import Settings

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 import redis
-from sqlalchemy import create_engine, select
-
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.recall.query import recall
 from memwarden.services.revalidation.commands import revoke_message
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import memory_versions, vector_index
+from sqlalchemy import create_engine, select
+
 from tests.conftest import REDIS_URL, turn_dict
 
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
@@ -123,13 +123,12 @@ def test_distributed__turns_become_indexed_memories_and_a_revocation_removes_one
 def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_trace(
     pipeline_processes: str,
 ) -> None:
-    from sqlalchemy import insert
-
     from memwarden.services.audit import audit
     from memwarden.services.gate.io import decide_batch
     from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
     from memwarden.shared.embedding import default_embedder, from_bytes
     from memwarden.shared.schema import current_memories, outbox
+    from sqlalchemy import insert
 
     engine = create_engine(pipeline_processes)
     tenant = "canary"

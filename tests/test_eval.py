@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
-
 from memwarden.services.eval.judge import metrics
 from memwarden.services.eval.runner import run_cases
+from sqlalchemy import Engine
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))

@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from sqlalchemy import Engine, select
-
 from memwarden.services.eval.judge import CaseResult, Verdict, metrics
 from memwarden.services.eval.report import print_comparison
 from memwarden.services.eval.runner import run_cases
 from memwarden.shared.schema import proposals
+from rich.console import Console
+from sqlalchemy import Engine, select
 
 REPO = Path(__file__).resolve().parent.parent
 PICK = (

@@ -7,9 +7,8 @@ import io
 import json
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.services.eval.runner import run_cases
+from sqlalchemy import Engine
 
 TEXT = "I prefer pnpm for all my JavaScript projects."
 OTHER = "I prefer yarn for all my JavaScript projects."

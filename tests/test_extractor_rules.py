@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION, claim_text, extract
 from memwarden.shared.canonical import sha256_hex

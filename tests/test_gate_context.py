@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
-
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.models import Turn
+from sqlalchemy import Engine
+
 from tests.conftest import turn_dict
 
 PM, THEME, NOTE = "preference.package_manager", "preference.ui_theme", "preference.note"

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
-
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.db import insert_ignore, utcnow
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import tenant_policies
+from sqlalchemy import Engine
+
 from tests.conftest import turn_dict
 
 PM, THEME, EDITOR = "preference.package_manager", "preference.ui_theme", "preference.editor"

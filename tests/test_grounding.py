@@ -7,7 +7,6 @@ import datetime as dt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from memwarden.shared.grounding import (
     NEGATION_DROPPED,
     RELATIVE_TIME_UNNORMALISED,

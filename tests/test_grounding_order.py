@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
 from memwarden.shared.grounding import (
     NEGATION_DROPPED,
     QUALIFIER_DROPPED,

@@ -15,9 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select, text
-from sqlalchemy.exc import DBAPIError
-
 from memwarden.services.api.app import create_app
 from memwarden.services.api.strict_json import StrictJsonRoute
 from memwarden.services.gate.io import decide_batch
@@ -25,6 +22,9 @@ from memwarden.services.gate.tasks import decide_proposals
 from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.db import engine_scope
 from memwarden.shared.schema import metadata
+from sqlalchemy import Engine, select, text
+from sqlalchemy.exc import DBAPIError
+
 from tests.conftest import turn_dict
 from tests.test_api import api_client, assert_problem, auth, make_keys
 
@@ -391,7 +391,8 @@ def test_cli__an_unexpected_error_is_one_line_without_its_message(
     def explode(*_args: Any, **_kwargs: Any) -> None:
         raise RuntimeError(f"card {CARD}")
 
-    monkeypatch.setattr("memwarden.services.ingest.io.ingest_turns", explode)  # cmd_ingest imports late
+    # cmd_ingest imports late
+    monkeypatch.setattr("memwarden.services.ingest.io.ingest_turns", explode)
     path = tmp_path / "turns.jsonl"
     path.write_text(json.dumps(turn_dict("t1", TEXT)) + "\n")
     code, out, err = run_cli(sqlite_engine, monkeypatch, capsys, "ingest", str(path))

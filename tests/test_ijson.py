@@ -8,7 +8,6 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from memwarden.shared.ijson import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,

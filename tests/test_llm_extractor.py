@@ -17,8 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
-
 from memwarden.services.extractor import llm, llm_client
 from memwarden.services.extractor.io import select_extractor, with_id
 from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
@@ -31,6 +29,8 @@ from memwarden.shared.config import Settings, get_settings
 from memwarden.shared.models import Decision, Receipt, Turn
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import proposals
+from sqlalchemy import Engine, select
+
 from tests.conftest import turn_dict
 
 MODEL = "test-model"

@@ -11,8 +11,6 @@ import pytest
 import redis
 import structlog
 from celery import Celery
-from sqlalchemy import Engine
-
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import revoke_message
@@ -20,6 +18,8 @@ from memwarden.shared.celery_app import TASK_DECIDE
 from memwarden.shared.logging import configure_logging, format_exception
 from memwarden.shared.models import Turn
 from memwarden.shared.relay import celery_publisher
+from sqlalchemy import Engine
+
 from tests.conftest import REDIS_URL, turn_dict
 
 CANARY = "zebra-quartz-lantern"

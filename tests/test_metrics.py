@@ -10,15 +10,15 @@ import urllib.request
 import pytest
 import redis
 from celery import Celery
-from prometheus_client import REGISTRY
-from sqlalchemy import Engine, select
-
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import revoke_message
 from memwarden.shared import metrics
 from memwarden.shared.celery_app import TASK_DECIDE, TASK_EXTRACT, TASK_SYNC_INDEX, Stage
 from memwarden.shared.models import Turn
+from prometheus_client import REGISTRY
+from sqlalchemy import Engine, select
+
 from tests.conftest import REDIS_URL, turn_dict
 
 

@@ -6,8 +6,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.cli import build_parser
 from memwarden.services.cli.common import CliError
 from memwarden.services.ingest.io import ingest_turns
@@ -15,6 +13,8 @@ from memwarden.services.pipeline import drain
 from memwarden.shared.db import engine_scope, utcnow
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import current_memories, memory_versions, vector_index
+from sqlalchemy import Engine, func, select
+
 from tests.conftest import turn_dict
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.extractor.io import extract_batch
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.ingest.io import ingest_turns
@@ -14,6 +12,8 @@ from memwarden.services.pipeline import drain
 from memwarden.services.recall.query import recall
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import memory_versions
+from sqlalchemy import Engine, func, select
+
 from tests.conftest import turn_dict
 
 

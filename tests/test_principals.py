@@ -10,8 +10,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
-
 from memwarden.shared.auth import (
     PrincipalExists,
     Scope,
@@ -23,6 +21,7 @@ from memwarden.shared.auth import (
     list_principals,
     rotate_key,
 )
+from sqlalchemy import Engine
 
 
 def test_principals__the_same_name_in_two_tenants_is_two_principals(
@@ -129,7 +128,6 @@ def test_principals__the_cli_creates_lists_rotates_and_disables(tmp_path: Path) 
 def test_principals__schema_and_migrations_agree(store: Engine) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
-
     from memwarden.shared.schema import metadata
 
     with store.connect() as conn:

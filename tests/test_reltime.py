@@ -7,7 +7,6 @@ import datetime as dt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from memwarden.shared.reltime import (
     Granularity,
     find_relative_times,

@@ -13,10 +13,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-from sqlalchemy import Engine, func, select
-
 import memwarden.services.replay.io as replay_io
+import pytest
 from memwarden.services.pipeline import drain
 from memwarden.services.recall.query import recall
 from memwarden.services.replay.io import BatchDone, ReplayOptions, replay
@@ -30,6 +28,7 @@ from memwarden.shared.schema import (
     shadow_decisions,
     vector_index,
 )
+from sqlalchemy import Engine, func, select
 
 REPO = Path(__file__).resolve().parent.parent
 RUN_TABLES = {"replay_runs", "replay_checkpoints"}
@@ -378,7 +377,15 @@ def test_replay_cli__shadow_report_then_nothing_left(
     write_sessions(folder / "2026" / "a.jsonl", 40, every=4)
     (folder / "notes.txt").write_text("not a session file")
     out = tmp_path / "report.json"
-    args = [sys.executable, "-m", "memwarden.services.cli", "replay", str(folder), "--tenant", "acme"]
+    args = [
+        sys.executable,
+        "-m",
+        "memwarden.services.cli",
+        "replay",
+        str(folder),
+        "--tenant",
+        "acme",
+    ]
     done = subprocess.run(
         [*args, "--shadow", "--batch", "16", "--report", str(out)],
         env=cli_env,

@@ -6,8 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select, update
-
 from memwarden.services.gate.io import GateContext, decide_batch
 from memwarden.services.gate.review import ReviewRefused, approve, pending, reject
 from memwarden.services.ingest.io import ingest_turns
@@ -22,6 +20,8 @@ from memwarden.shared.auth import (
 )
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import principals, proposals
+from sqlalchemy import Engine, select, update
+
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

@@ -6,8 +6,6 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, select
-
 from memwarden.services.audit import audit
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain, run_task_locally
@@ -23,6 +21,8 @@ from memwarden.shared.models import Turn
 from memwarden.shared.outbox import claim_batch, mark_sent
 from memwarden.shared.relay import group_by_route
 from memwarden.shared.schema import memory_versions, proposals, suppressions, vector_index
+from sqlalchemy import Engine, select
+
 from tests.conftest import turn_dict
 
 

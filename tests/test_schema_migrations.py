@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine
-
 from memwarden.shared.schema import metadata
+from sqlalchemy import Engine
 
 
 def test_schema__migrated_store_matches_the_tables_in_code(store: Engine) -> None:

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from alembic import command
 from alembic.config import Config
+from memwarden.shared.db import MIGRATIONS_DIR
+from memwarden.shared.schema_version import SchemaBehind, head_revisions, require_current_schema
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
-from memwarden.shared.db import MIGRATIONS_DIR
-from memwarden.shared.schema_version import SchemaBehind, head_revisions, require_current_schema
 from tests.conftest import PG_URL, REDIS_URL, admin
 
 
@@ -91,7 +91,16 @@ def test_schema_version__an_older_revision_is_named_in_the_refusal(empty_pg_url:
 
 def test_schema_version__an_embedded_sqlite_store_migrates_itself(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "memories", "--tenant", "t", "--subject", "s"],
+        [
+            sys.executable,
+            "-m",
+            "memwarden.services.cli",
+            "memories",
+            "--tenant",
+            "t",
+            "--subject",
+            "s",
+        ],
         env={
             **os.environ,
             "MEMWARDEN_DATABASE_URL": "",

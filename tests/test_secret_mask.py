@@ -1,11 +1,10 @@
-"""memwarden.shared.secret_mask and the detectors behind it: every secret masked in place, same length,
+"""shared.secret_mask and the detectors behind it: every secret masked in place, same length,
 other offsets intact; spoken secrets, homoglyph cues, vendor catalogue formats, split
 secrets, numbers with any separator."""
 
 from __future__ import annotations
 
 import pytest
-
 from memwarden.shared.secret_catalogue import SKIPPED, rules
 from memwarden.shared.secret_mask import MASK, mask_secrets, mask_session, spans_from_json, touches
 from memwarden.shared.secrets import find_secrets

@@ -1,4 +1,4 @@
-"""memwarden.shared.secrets: what must be found, what must not, and that offsets point at the original."""
+"""shared.secrets: what must be found, what must not, and that offsets point at the original."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import uuid
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from memwarden.shared.secret_checksums import (
     card_number_valid,
     cn_resident_id_check_char,

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.actions.io import request_action
 from memwarden.services.actions.lifecycle import OutcomeStatus, affected_by_message, report_outcome
 from memwarden.services.actions.receipts import ActionKeyConflict
@@ -26,6 +24,8 @@ from memwarden.services.revalidation.commands import revoke_message
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import actions, memory_versions
+from sqlalchemy import Engine, func, select
+
 from tests.actions_helpers import act, agent, memory_of, say
 from tests.conftest import turn_dict
 
@@ -264,6 +264,7 @@ def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
 ) -> None:
     from memwarden.services.gate.review import ReviewRefused, approve
     from memwarden.shared.auth import Principal, Scope
+
     from tests.test_api import set_policy
 
     memory_id, _ = memory_of(store, tenant, m1 := say(store, tenant, NPM))

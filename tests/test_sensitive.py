@@ -1,11 +1,10 @@
-"""memwarden.shared.sensitive: sensitive content is recognised in English and Chinese, preferences are not."""
+"""shared.sensitive: sensitive content is recognised in English and Chinese, preferences are not."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-
 from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
 
 S = SensitiveCategory

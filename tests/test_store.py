@@ -6,8 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.ingest.io import IngestRefused, ingest_turns
 from memwarden.shared.db import unit_of_work
@@ -15,6 +13,8 @@ from memwarden.shared.inbox import first_deliveries
 from memwarden.shared.models import Turn
 from memwarden.shared.outbox import claim_batch, emit, mark_sent
 from memwarden.shared.schema import metadata, outbox
+from sqlalchemy import Engine, func, select
+
 from tests.conftest import turn_dict
 
 TEXT = "I prefer pnpm for all my JavaScript projects."

@@ -16,9 +16,6 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, select
-from sqlalchemy.dialects import postgresql, sqlite
-
 from memwarden.services.actions.decide import ActionDecision, UsedMemory, decide_action
 from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent, receipt
 from memwarden.services.actions.request import ActionRequest, key_hash, request_hash
@@ -37,6 +34,8 @@ from memwarden.shared.schema import (
     memory_versions,
     messages,
 )
+from sqlalchemy import Connection, Engine, and_, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 log = logging.getLogger("memwarden.actions")
 

@@ -12,8 +12,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
-
 from memwarden.services.actions.decide import ActionDecision, decide_action
 from memwarden.services.actions.io import load_action, read_used
 from memwarden.services.actions.receipts import ActionRefused, UnknownAction, receipt
@@ -25,6 +23,7 @@ from memwarden.shared.models import Topic
 from memwarden.shared.outbox import emit
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import action_uses, actions, memory_evidence, memory_versions
+from sqlalchemy import Connection, Engine, select, update
 
 
 class OutcomeStatus(StrEnum):

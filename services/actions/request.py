@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from memwarden.shared.canonical import jcs, sha256_hex
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 USES_PATTERN = r"^mem_[0-9a-f]{32}(?::[1-9][0-9]{0,8})?$"
 INTENT_PATTERN = r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from memwarden.services.actions.request import INTENT_PATTERN, USES_PATTERN
 from memwarden.services.api.schemas import HEX64, Body
+from pydantic import BaseModel, Field
 
 
 class ActionIn(Body):

@@ -7,9 +7,6 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from sqlalchemy import Engine
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from memwarden.services.api import observe, problems
 from memwarden.services.api.routers import (
     actions,
@@ -27,6 +24,8 @@ from memwarden.services.api.security import PROTECTED_PREFIX, AuthenticationMidd
 from memwarden.services.api.state import ApiState
 from memwarden.shared.config import Settings, get_settings
 from memwarden.shared.db import get_engine
+from sqlalchemy import Engine
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 DESCRIPTION = """\
 A memory write gate for AI agents. Backends send turns and external proposals; reviewers

@@ -15,11 +15,10 @@ from functools import cached_property
 
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import Response
+from memwarden.services.api.strict_json import StrictJsonRoute
 from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from memwarden.services.api.strict_json import StrictJsonRoute
 
 access_log = logging.getLogger("memwarden.api.access")
 

@@ -6,8 +6,6 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Engine, and_, select
-
 from memwarden.shared.db import as_utc, unit_of_work, utcnow
 from memwarden.shared.models import Topic
 from memwarden.shared.schema import (
@@ -19,6 +17,7 @@ from memwarden.shared.schema import (
     proposals,
     receipts,
 )
+from sqlalchemy import Engine, and_, select
 
 FEED_TOPICS = (
     Topic.MEMORY_COMMITTED.value,

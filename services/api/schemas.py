@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from memwarden.shared.models import Id, MemoryProposal, Receipt, Text, Turn
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 HEX64 = r"^[0-9a-f]{64}$"
 

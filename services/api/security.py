@@ -14,12 +14,11 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Receive, Scope, Send
-
 from memwarden.services.api.problems import Problem, problem_response, unauthenticated
 from memwarden.shared.auth import Principal, Unauthenticated, authenticate
 from memwarden.shared.auth import Scope as AuthScope
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("memwarden.api")
 

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import Engine
-
 from memwarden.shared.config import Settings
+from sqlalchemy import Engine
 
 log = logging.getLogger("memwarden.api")
 

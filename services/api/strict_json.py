@@ -13,7 +13,6 @@ from typing import Any
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
-
 from memwarden.services.api.problems import HttpProblem
 from memwarden.shared.ijson import IJsonError, loads_strict
 

@@ -8,10 +8,6 @@ from pathlib import Path
 from traceback import format_tb
 from typing import Any
 
-from pydantic import ValidationError
-from rich.markup import escape
-from sqlalchemy.exc import SQLAlchemyError
-
 from memwarden.services.cli.action_cmds import add_action_commands
 from memwarden.services.cli.api_cmds import cmd_api
 from memwarden.services.cli.common import CliError, err_console
@@ -45,6 +41,9 @@ from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_revi
 from memwarden.shared.config import get_settings
 from memwarden.shared.logging import configure_logging as setup_logging
 from memwarden.shared.models import safe_error_fields
+from pydantic import ValidationError
+from rich.markup import escape
+from sqlalchemy.exc import SQLAlchemyError
 
 log = logging.getLogger("memwarden.cli")
 

@@ -56,12 +56,11 @@ def add_action_commands(sub: Any) -> None:
 
 
 def cmd_act(args: argparse.Namespace) -> int:
-    from pydantic import ValidationError
-
     from memwarden.services.actions.io import request_action
     from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent
     from memwarden.services.actions.request import ActionRequest
     from memwarden.shared.auth import Forbidden
+    from pydantic import ValidationError
 
     try:
         params = json.loads(args.params)

@@ -10,7 +10,6 @@ from memwarden.shared.config import get_settings
 
 def cmd_api(args: argparse.Namespace) -> int:
     import uvicorn
-
     from memwarden.services.api import create_app
 
     settings = get_settings()

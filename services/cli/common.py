@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import get_engine, migrate
 from memwarden.shared.ijson import IJsonError, loads_strict
+from rich.console import Console
 
 console = Console()
 # Refusals go to stderr, one line each, so stdout stays the command's JSON.
@@ -75,9 +74,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def read_text_arg(text: str | None, path: Path | None) -> str:
     """``--text`` or ``--file`` as message text: UTF-8, no control characters (shared.models
     ``Text``), refused with a reason that quotes none of it."""
-    from pydantic import TypeAdapter, ValidationError
-
     from memwarden.shared.models import Text, safe_error_fields
+    from pydantic import TypeAdapter, ValidationError
 
     if text is None and path is not None:
         try:

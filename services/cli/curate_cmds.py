@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memwarden.services.cli.common import CliError, drain_if_embedded, open_engine, principal_from, print_json
+from memwarden.services.cli.common import (
+    CliError,
+    drain_if_embedded,
+    open_engine,
+    principal_from,
+    print_json,
+)
 
 ACTIONS = (
     "snapshot",

@@ -8,7 +8,11 @@ from typing import Any
 from memwarden.services.cli.common import CliError, drain_if_embedded, open_engine, print_json
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.db import unit_of_work
-from memwarden.shared.dead_letters import discard_dead_letters, list_dead_letters, retry_dead_letters
+from memwarden.shared.dead_letters import (
+    discard_dead_letters,
+    list_dead_letters,
+    retry_dead_letters,
+)
 
 # the inbox consumer name of each stage is the stage's name (shared.consume)
 CONSUMER_OF = {stage.value: stage.value for stage in Stage}

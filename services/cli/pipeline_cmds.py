@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from pydantic import ValidationError
-
 from memwarden.services.cli.common import (
     CliError,
     console,
@@ -15,6 +13,7 @@ from memwarden.services.cli.common import (
     read_jsonl,
 )
 from memwarden.shared.config import get_settings
+from pydantic import ValidationError
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -13,12 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memwarden.services.cli.common import CliError, console, open_engine
+from memwarden.shared.config import get_settings
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
-
-from memwarden.services.cli.common import CliError, console, open_engine
-from memwarden.shared.config import get_settings
 
 
 def add_replay_parser(add: Any) -> None:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.services.curate import package
-from memwarden.services.curate.llm import LlmReviewer, LlmRewriter, budget_from_settings, client_from_settings
+from memwarden.services.curate.llm import (
+    LlmReviewer,
+    LlmRewriter,
+    budget_from_settings,
+    client_from_settings,
+)
 from memwarden.services.curate.runs import (
     CurateRefused,
     allow_reader,
@@ -22,6 +25,7 @@ from memwarden.shared.auth import Principal
 from memwarden.shared.config import Settings
 from memwarden.shared.db import get_engine, unit_of_work
 from memwarden.shared.registry import default_registry
+from sqlalchemy import Engine
 
 REWRITERS = ("rules", "llm")
 

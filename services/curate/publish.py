@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, select
-
 from memwarden.services.curate.runs import (
     CurateRefused,
     Stage,
@@ -49,6 +47,7 @@ from memwarden.shared.schema import (
     memory_evidence,
     messages,
 )
+from sqlalchemy import Connection, Engine, and_, select
 
 Hook = Callable[[], None]
 CLOSED = (Stage.PUBLISHED, Stage.ROLLED_BACK, Stage.FAILED)

@@ -7,8 +7,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
-
 from memwarden.services.curate import coverage, package, plan
 from memwarden.shared.auth import Forbidden, Principal, Scope, authorize
 from memwarden.shared.canonical import claim_text, jcs, normalized_content_hash, sha256_hex
@@ -20,6 +18,7 @@ from memwarden.shared.schema import (
     curate_writes,
     suppressions,
 )
+from sqlalchemy import Connection, func, select, update
 
 
 class Stage(StrEnum):

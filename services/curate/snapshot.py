@@ -10,8 +10,6 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, or_, select
-
 from memwarden.services.curate.package import source_id
 from memwarden.shared.canonical import rfc3339
 from memwarden.shared.db import as_utc
@@ -24,6 +22,7 @@ from memwarden.shared.schema import (
     messages,
     proposals,
 )
+from sqlalchemy import Connection, and_, or_, select
 
 ALL = "*"
 

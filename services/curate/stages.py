@@ -10,9 +10,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
-
 from memwarden.services.curate import package, rules
 from memwarden.services.curate.runs import (
     CurateRefused,
@@ -36,6 +33,8 @@ from memwarden.shared.canonical import rfc3339
 from memwarden.shared.db import get_engine, unit_of_work, utcnow
 from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.schema import curate_runs
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 
 DEFAULT_BATCH = 200
 # past review: the plan is frozen, sign-offs no longer change anything

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
-
 from memwarden.services.gate.io import GateContext, decide_batch
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
 from memwarden.shared.models import Receipt, Turn
+from sqlalchemy import Engine
 
 EXTERNAL_EXTRACTOR = "demo-external-extractor"
 # A made-up token in GitHub's format: what a secret scanner must catch, never a real one.

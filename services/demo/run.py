@@ -18,10 +18,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from sqlalchemy import Engine, select
-
 from memwarden.services.demo.refusals import refused_proposals
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
@@ -31,10 +27,17 @@ from memwarden.shared.db import engine_for, migrate, unit_of_work
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import messages, proposals
 from memwarden.shared.secrets import find_secrets
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import Engine, select
 
 
 def load_demo_turns(tenant_id: str) -> list[Turn]:
-    text = resources.files("memwarden.services.demo").joinpath("conversations.jsonl").read_text("utf-8")
+    text = (
+        resources.files("memwarden.services.demo")
+        .joinpath("conversations.jsonl")
+        .read_text("utf-8")
+    )
     return [
         Turn.model_validate({**json.loads(line), "tenant_id": tenant_id})
         for line in text.splitlines()

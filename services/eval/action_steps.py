@@ -12,10 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, select
-
 from memwarden.services.actions.io import request_action
-from memwarden.services.actions.lifecycle import OutcomeStatus, approve_action, get_action, report_outcome
+from memwarden.services.actions.lifecycle import (
+    OutcomeStatus,
+    approve_action,
+    get_action,
+    report_outcome,
+)
 from memwarden.services.actions.receipts import ActionKeyConflict, ActionRefused
 from memwarden.services.actions.request import ActionRequest
 from memwarden.services.eval.cases import CaseError, Namespace
@@ -24,6 +27,7 @@ from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.canonical import memory_id_for, sha256_hex
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.schema import fact_keys, memory_evidence, memory_versions
+from sqlalchemy import Engine, func, select
 
 ACTION_OPS = frozenset({"act", "outcome", "approve_action"})
 AGENT = "eval-agent"

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memwarden.services.eval.judge import CaseResult
 from rich.console import Console
 from rich.table import Table
-
-from memwarden.services.eval.judge import CaseResult
 
 
 def print_report(console: Console, results: list[CaseResult], m: dict[str, Any]) -> None:

@@ -15,11 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-from sqlalchemy import Engine, String, cast, or_, select
-
 from memwarden.services.eval import action_steps
-from memwarden.services.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
+from memwarden.services.eval.cases import (
+    CaseError,
+    Namespace,
+    proposal_for,
+    turn_for,
+    validate_case,
+)
 from memwarden.services.eval.judge import CaseResult, judge
 from memwarden.services.eval.state import CaseState, ProposalView, read_state
 from memwarden.services.extractor.io import extractor_version_scope, reextract_messages
@@ -33,6 +36,8 @@ from memwarden.shared.canonical import proposal_id as compute_id
 from memwarden.shared.canonical import proposal_identity, sha256_hex
 from memwarden.shared.models import Receipt, Turn, safe_error_fields
 from memwarden.shared.schema import metadata, processed_events
+from pydantic import ValidationError
+from sqlalchemy import Engine, String, cast, or_, select
 
 
 def reviewer(tenant_id: str) -> Principal:

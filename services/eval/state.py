@@ -6,13 +6,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, and_, select
-
 from memwarden.services.eval.cases import Namespace
 from memwarden.services.recall.query import recall
 from memwarden.shared.canonical import memory_id_for, proposal_identity
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.schema import current_memories, memory_evidence, memory_versions, proposals
+from sqlalchemy import Engine, and_, select
 
 
 @dataclass(frozen=True)

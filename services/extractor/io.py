@@ -7,8 +7,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, select
-
 from memwarden.services.extractor.debounce import extract_debounced
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden.shared.candidates import store_candidates
@@ -21,6 +19,7 @@ from memwarden.shared.models import MessageStatus, ProposalBody, Topic, Turn
 from memwarden.shared.outbox import emit_many, order_seq
 from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.schema import messages
+from sqlalchemy import Connection, Engine, Row, select
 
 CONSUMER = Stage.EXTRACTOR.value
 ProposalEvent = tuple[Topic, str, str, dict[str, Any], str, int]
@@ -32,7 +31,9 @@ def select_extractor(name: str = "rules") -> Extractor:
     if name == "rules":
         return extract
     if name == "llm":
-        from memwarden.services.extractor.llm import extractor_from_settings  # httpx only when chosen
+        from memwarden.services.extractor.llm import (
+            extractor_from_settings,  # httpx only when chosen
+        )
 
         return extractor_from_settings(get_settings())
     raise ValueError(f"unknown extractor {name!r}; expected 'rules' or 'llm'")

@@ -25,7 +25,13 @@ from memwarden.services.extractor.routes import (
     make_sentence,
     route,
 )
-from memwarden.shared.classifier import NOT_DURABLE, Feature, SentenceFeatures, claim_offset, classify_span
+from memwarden.shared.classifier import (
+    NOT_DURABLE,
+    Feature,
+    SentenceFeatures,
+    claim_offset,
+    classify_span,
+)
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
     Evidence,

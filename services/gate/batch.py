@@ -14,8 +14,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
-
 from memwarden.services.gate.checks import Assessment, StoredMessage, assess
 from memwarden.services.gate.commit import receipt_body
 from memwarden.services.gate.decide import CurrentFact, Verdict, decide
@@ -36,6 +34,7 @@ from memwarden.shared.schema import (
     tenant_policies,
 )
 from memwarden.shared.secret_mask import spans_from_json
+from sqlalchemy import Connection, select
 
 
 def waves(items: list[Verified]) -> list[list[Verified]]:

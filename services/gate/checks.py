@@ -14,7 +14,14 @@ from memwarden.shared.canonical import claim_text, proposal_identity, sha256_hex
 from memwarden.shared.canonical import proposal_id as compute_proposal_id
 from memwarden.shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
 from memwarden.shared.grounding import ungrounded_reason
-from memwarden.shared.models import MemoryKind, MemoryProposal, MessageStatus, Role, ScopeKind, Source
+from memwarden.shared.models import (
+    MemoryKind,
+    MemoryProposal,
+    MessageStatus,
+    Role,
+    ScopeKind,
+    Source,
+)
 from memwarden.shared.registry import Registry, Sensitivity
 from memwarden.shared.secret_mask import MaskedSpan, touches
 from memwarden.shared.secrets import find_secrets, secret_kinds

@@ -9,9 +9,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import ValidationError
-from sqlalchemy import Connection, Engine, delete
-
 from memwarden.services.gate.batch import decide_wave, waves
 from memwarden.services.gate.checks import recompute_proposal_id
 from memwarden.services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
@@ -22,6 +19,8 @@ from memwarden.shared.consume import ConsumeResult, consume
 from memwarden.shared.db import get_engine, pairs_in, unit_of_work
 from memwarden.shared.models import MemoryProposal, Receipt, safe_error_fields
 from memwarden.shared.schema import proposal_candidates
+from pydantic import ValidationError
+from sqlalchemy import Connection, Engine, delete
 
 __all__ = [
     "GateContext",

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
-
 from memwarden.services.gate.commit import receipt_body
 from memwarden.services.gate.decide import Verdict
 from memwarden.shared import metrics
@@ -19,6 +17,7 @@ from memwarden.shared.db import dumps, insert_ignore, utcnow
 from memwarden.shared.models import Decision, MemoryProposal, ProposalState, Receipt, is_safe_id
 from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.schema import receipts, rejected_submissions
+from sqlalchemy import Connection, select
 
 log = logging.getLogger("memwarden.gate")
 

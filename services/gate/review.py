@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
-
 from memwarden.services.gate import store
 from memwarden.shared import memory_state, provenance
 from memwarden.shared.auth import Principal, Scope, authorize
@@ -23,6 +21,7 @@ from memwarden.shared.memory_state import NewVersion
 from memwarden.shared.models import MessageStatus, ProposalState
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import approvals, current_memories, proposals
+from sqlalchemy import Connection, Engine, select
 
 
 class ReviewRefused(Exception):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import Connection, select
-
 from memwarden.services.gate.checks import StoredMessage
 from memwarden.services.gate.decide import CurrentFact
 from memwarden.shared.db import as_utc, in_offset
 from memwarden.shared.schema import current_memories, memory_versions, messages
 from memwarden.shared.secret_mask import spans_from_json
+from sqlalchemy import Connection, select
 
 
 def load_message(conn: Connection, tenant_id: str, message_id: str) -> StoredMessage | None:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select
-from sqlalchemy.dialects import postgresql, sqlite
-
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.db import as_utc, get_engine, offset_minutes, pairs_in, unit_of_work, utcnow
 from memwarden.shared.models import Topic, Turn
 from memwarden.shared.outbox import emit_many, order_seq
 from memwarden.shared.schema import messages
 from memwarden.shared.secret_mask import Masked, mask_secrets
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 
 class IngestRefused(ValueError):

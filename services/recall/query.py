@@ -14,8 +14,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, and_, or_, select
-
 from memwarden.shared import provenance
 from memwarden.shared.config import get_settings
 from memwarden.shared.curate_block import CURATE_PUBLISHING, block_reason, blocked
@@ -30,6 +28,7 @@ from memwarden.shared.schema import (
     messages,
     vector_index,
 )
+from sqlalchemy import Engine, and_, or_, select
 
 KEYWORD_WEIGHT = 0.5
 # What a recalled memory is when it reaches a prompt (seed 004): never live authority.

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
-
 from memwarden.services.extractor.debounce import ExtractTurn, extract_debounced
 from memwarden.services.extractor.io import select_extractor, with_id
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION
@@ -43,6 +41,7 @@ from memwarden.shared.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
 from memwarden.shared.secret_mask import mask_secrets
+from sqlalchemy import Connection, Engine, select, update
 
 IN_CHUNK = 500  # ids per IN (…) list: well under SQLite's bound-parameter limit
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from memwarden.shared.canonical import jcs, sha256_hex
 from memwarden.shared.ijson import IJsonError, loads_strict
 from memwarden.shared.models import Turn, safe_error_fields
+from pydantic import ValidationError
 
 BOM = b"\xef\xbb\xbf"
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, select, update
-
 from memwarden.services.revalidation import store
 from memwarden.shared import memory_state
 from memwarden.shared.candidates import candidate_values, erase_candidates_for_message
@@ -19,6 +17,7 @@ from memwarden.shared.models import MemoryStatus, MessageStatus, Topic
 from memwarden.shared.outbox import emit, order_seq
 from memwarden.shared.schema import current_memories, messages, proposals, suppressions
 from memwarden.shared.secret_mask import mask_secrets
+from sqlalchemy import Connection, Engine, select, update
 
 
 class UnknownMessage(LookupError):

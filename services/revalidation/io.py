@@ -9,8 +9,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, select
-
 from memwarden.services.revalidation import store
 from memwarden.services.revalidation.cascade import outcome, successor_span
 from memwarden.shared import memory_state
@@ -19,6 +17,7 @@ from memwarden.shared.consume import consume
 from memwarden.shared.db import utcnow
 from memwarden.shared.models import MemoryStatus, Topic
 from memwarden.shared.schema import messages, proposals
+from sqlalchemy import Connection, Engine, and_, select
 
 CONSUMER = Stage.REVALIDATION.value
 

@@ -3,12 +3,11 @@ themselves belong to ``shared.memory_state``."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, select
-
 from memwarden.services.revalidation.cascade import Dependent
 from memwarden.shared import provenance
 from memwarden.shared.models import MemoryStatus
 from memwarden.shared.schema import memory_evidence, memory_versions
+from sqlalchemy import Connection, and_, select
 
 
 def dependents(

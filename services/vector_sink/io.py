@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, select
-
 from memwarden.shared import metrics
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.config import get_settings
@@ -27,6 +25,7 @@ from memwarden.shared.schema import (
     messages,
     vector_index,
 )
+from sqlalchemy import Connection, Engine, and_, delete, select
 
 
 def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from alembic import context
 from alembic.autogenerate.api import AutogenContext
-
 from memwarden.shared.db import get_engine
 from memwarden.shared.schema import UtcDateTime, metadata
 

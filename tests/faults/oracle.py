@@ -13,10 +13,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, inspect, select
-
 from memwarden.shared.models import MemoryStatus, Topic
-from memwarden.shared.schema import current_memories, memory_versions, outbox, proposals, vector_index
+from memwarden.shared.schema import (
+    current_memories,
+    memory_versions,
+    outbox,
+    proposals,
+    vector_index,
+)
+from sqlalchemy import Connection, Engine, func, inspect, select
 
 # (subject, normalized_key, value_json, status of the latest version, number of versions)
 Fact = tuple[str, str, str, str, int]

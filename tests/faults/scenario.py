@@ -12,15 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, select
-from sqlalchemy.exc import OperationalError
-
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import forget_message, revoke_message
 from memwarden.shared.db import engine_for, migrate
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import proposals
+from sqlalchemy import Engine, create_engine, select
+from sqlalchemy.exc import OperationalError
+
 from tests.faults import oracle
 from tests.faults.harness import REDELIVER_SECONDS, Fleet, memwarden_command, wait_for
 from tests.faults.workload import TENANT, Workload

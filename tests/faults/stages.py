@@ -9,12 +9,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, column, inspect, select
-
 from memwarden.services import pipeline  # noqa: F401  (registers every stage's task)
 from memwarden.shared.celery_app import ROUTES, app
 from memwarden.shared.db import engine_scope
 from memwarden.shared.schema import outbox
+from sqlalchemy import Engine, column, inspect, select
 
 
 def envelope_of(row: Any) -> dict[str, Any]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
-
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.models import Topic, Turn
+from sqlalchemy import Engine
+
 from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held, run_at_barrier
 from tests.faults.workload import build

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from pydantic import ValidationError
-
 from memwarden.services.actions.io import request_action
 from memwarden.services.actions.lifecycle import (
     OutcomeStatus,
@@ -39,6 +37,7 @@ from memwarden.services.api.security import Authenticated
 from memwarden.services.api.state import StateDep
 from memwarden.services.api.strict_json import StrictJsonRoute
 from memwarden.shared.auth import Forbidden, Scope
+from pydantic import ValidationError
 
 router = APIRouter(
     route_class=StrictJsonRoute,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.strict_json import StrictJsonRoute
 

@@ -11,8 +11,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from fastapi.responses import PlainTextResponse
-from pydantic import Field, model_validator
-
 from memwarden.services.api import problems
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.schemas import HEX64, Body
@@ -22,8 +20,15 @@ from memwarden.services.api.strict_json import StrictJsonRoute
 from memwarden.services.curate import doors
 from memwarden.services.curate.publish import publish, rollback
 from memwarden.services.curate.runs import CurateRefused
-from memwarden.services.curate.stages import attest_plan, check_plan, make_plan, review_plan, take_snapshot
+from memwarden.services.curate.stages import (
+    attest_plan,
+    check_plan,
+    make_plan,
+    review_plan,
+    take_snapshot,
+)
 from memwarden.shared.llm_client import LlmError
+from pydantic import Field, model_validator
 
 router = APIRouter(
     route_class=StrictJsonRoute,

@@ -8,10 +8,9 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
-from swagger_ui_bundle import swagger_ui_path
-
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.strict_json import StrictJsonRoute
+from swagger_ui_bundle import swagger_ui_path
 
 ASSETS_PREFIX = "/docs/assets"
 ASSET_DIR = Path(swagger_ui_path)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-
 from memwarden.services.api import problems, reads
 from memwarden.services.api.schemas import EventsOut, WhoAmI
 from memwarden.services.api.security import Authenticated, Reader

@@ -7,13 +7,12 @@ from collections.abc import Callable
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
-
 from memwarden.services.api import problems
 from memwarden.services.api.problems import problem_response
 from memwarden.services.api.schemas import Health
 from memwarden.services.api.state import ApiState, StateDep
 from memwarden.services.api.strict_json import StrictJsonRoute
+from sqlalchemy import text
 
 log = logging.getLogger("memwarden.api")
 

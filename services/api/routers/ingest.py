@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-
 from memwarden.services.api import problems
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut

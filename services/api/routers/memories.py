@@ -6,7 +6,6 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
-
 from memwarden.services.api import problems, reads
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut

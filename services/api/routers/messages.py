@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-
 from memwarden.services.api import problems
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.schemas import ForgetOut, RevisionIn, RevisionOut, RevokeOut

@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-
 from memwarden.services.api import problems, reads
 from memwarden.services.api.problems import Problem
 from memwarden.services.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
