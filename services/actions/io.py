@@ -159,9 +159,10 @@ def _retry(first: dict[str, Any], bound: str) -> dict[str, Any]:
 def _claim_key(conn: Connection, row: dict[str, Any]) -> dict[str, Any] | None:
     """Insert the action unless its key is taken; the stored row, or None when it was."""
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = dialect_insert(actions).on_conflict_do_nothing(
-        index_elements=["tenant_id", "idempotency_key"]
-    )
+    # No conflict target: the action id is derived from the key, so a concurrent twin hits
+    # uq_actions_action_id as well; with a target naming only the key, PostgreSQL raises on
+    # the other unique index instead of skipping the row.
+    stmt = dialect_insert(actions).on_conflict_do_nothing()
     # RETURNING, not rowcount: the driver's rowcount is not reliable for a skipped row
     stored = conn.execute(stmt.values(row).returning(*actions.c)).mappings().first()
     return dict(stored) if stored is not None else None

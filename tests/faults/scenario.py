@@ -137,6 +137,9 @@ def settle_and_compare(
 ) -> None:
     """Wait for quiescence (no operator action), then fill in the comparison."""
     t0 = time.monotonic()
+    # The owner keeps issuing until the settle deadline counted from the end of the faults
+    # (a loaded machine may still be deciding the last targets' turns when the faults end).
+    commands.deadline = max(commands.deadline, t0 + SETTLE_SECONDS)
     commands.join(SETTLE_SECONDS)  # one budget for both: the issuer stops at its deadline
     outcome.commands_not_applied = sorted(commands.todo)
     stable = {"n": 0}
