@@ -288,3 +288,19 @@ def test_named_project__only_a_project_that_scopes_the_claim(
     sentence: str, project: str | None
 ) -> None:
     assert named_project(sentence) == project
+
+
+@pytest.mark.parametrize(
+    ("text", "transient"),
+    [
+        ("Remember that my locker for project 72 is number 507.", False),
+        ("记住我的工位是 507 号。", False),
+        ("记一下，网关现在一直 502 了。", True),
+        ("记住，线上返回 503 错误。", True),
+        ("Remember that the API is returning 503s right now.", True),
+    ],
+)
+def test_classify__a_5xx_number_is_an_incident_only_as_an_error(text: str, transient: bool) -> None:
+    # a room, locker or ticket number in the 500s is a durable fact; "502 了" is an outage
+    features = classify_span(text, 0, len(text))
+    assert features.has(Feature.TRANSIENT) is transient
