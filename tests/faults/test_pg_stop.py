@@ -97,12 +97,14 @@ def test_pg_stop__an_immediate_stop_longer_than_the_retry_budget_settles_by_itse
         commands.start()
         # stop while some stage holds a transaction open (or after 20 s, whatever runs)
         busy = ["extractor-1", "gate-1", "gate-2", "vector_sink-1", "vector_sink-2"]
+        in_tx = ""
         with suppress(AssertionError):
             wait_for(
                 lambda: any(holds_transaction(engine, n) for n in busy), 20, "a stage in tx", 0.01
             )
+            in_tx = " while a stage was in tx"
         cluster.stop_immediate()
-        outcome.faults["postgres stop -m immediate"] += 1
+        outcome.faults[f"postgres stop -m immediate{in_tx}"] += 1
         time.sleep(OUTAGE_SECONDS)
         cluster.start()
         settle_and_compare(outcome, engine, workload, tmp_path, fleet, commands)
