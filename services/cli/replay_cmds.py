@@ -24,7 +24,9 @@ def add_replay_parser(add: Any) -> None:
     p = add("replay", cmd_replay, "replay historical sessions (JSONL) through an extractor")
     p.add_argument("paths", nargs="+", type=Path, help="JSONL files or folders of *.jsonl")
     p.add_argument("--tenant", help="tenant for lines that do not name one")
-    p.add_argument("--extractor", default="rules", choices=("rules", "llm"))
+    p.add_argument(
+        "--extractor", default="rules", choices=("rules", "llm"), help="which extractor proposes"
+    )
     p.add_argument("--extractor-version", help="rules extractor version (part of proposal ids)")
     p.add_argument("--shadow", action="store_true", help="record decisions, commit nothing")
     p.add_argument("--run-id", help="resume or name a run (default: derived from the inputs)")
