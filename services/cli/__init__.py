@@ -117,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tenant", help="tenant for lines that do not name one")
     p.add_argument("--no-extract", action="store_true", help="store as evidence only")
     p.add_argument("--no-drain", action="store_true", help="embedded: leave events queued")
+    p.add_argument("--batch", type=int, default=500, help="turns per transaction")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="store the good lines and skip the bad ones (exit 1 when any was skipped); "
+        "without it, a bad line refuses the file before anything is stored",
+    )
     p = add("submit", cmd_submit, "send external MemoryProposals (JSONL) to the gate")
     p.add_argument("file", type=Path, help="JSONL file, one MemoryProposal object per line")
     p.add_argument("--api-key", help="a memory:propose key (default MEMWARDEN_API_KEY)")
