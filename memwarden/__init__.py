@@ -12,6 +12,7 @@ See :class:`Memory` for the distributed and remote backends.
 from memwarden.client import Memory
 from memwarden.errors import MemwardenError, NotFound, Refused, Unauthorized, Unavailable
 from memwarden.types import (
+    ActionReceipt,
     AddResult,
     Decided,
     Forgotten,
@@ -26,6 +27,7 @@ from memwarden.types import (
 )
 
 __all__ = [
+    "ActionReceipt",
     "AddResult",
     "Decided",
     "Forgotten",

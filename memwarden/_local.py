@@ -25,6 +25,7 @@ from memwarden.shared.auth import (
 from memwarden.shared.db import engine_for, migrate
 from memwarden.shared.models import Turn
 from memwarden.types import (
+    ActionReceipt,
     AddResult,
     Decided,
     Forgotten,
@@ -219,6 +220,29 @@ class LocalBackend:
         with self._allowed(Scope.REVIEW):
             rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)
         return [Pending.model_validate(r) for r in rows]
+
+    def act(self, request: dict[str, Any]) -> ActionReceipt:
+        from pydantic import ValidationError
+
+        from memwarden.services.actions.io import request_action
+        from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent
+        from memwarden.services.actions.request import ActionRequest
+        from memwarden.shared.models import safe_error_fields
+
+        try:
+            req = ActionRequest(tenant_id=self.tenant, **request)
+        except ValidationError as exc:
+            fields = "; ".join(safe_error_fields(exc))
+            raise Refused(f"invalid action request ({fields})", "invalid") from None
+        try:
+            # a principal without action:request gets a recorded DENY not_authorised, as
+            # over the API: the gate decides, the client does not pre-empt it
+            got = request_action(req, self.principal, engine=self.engine)
+        except ActionKeyConflict as exc:
+            raise Refused(str(exc), "key_conflict") from None
+        except UnknownIntent as exc:
+            raise Refused(str(exc), "unknown_intent") from None
+        return ActionReceipt.model_validate(got)
 
     def close(self) -> None:
         """Close the pooled connections. The engine is shared per URL in this process

@@ -13,6 +13,7 @@ import httpx
 
 from memwarden.errors import MemwardenError, NotFound, Refused, Unauthorized, Unavailable
 from memwarden.types import (
+    ActionReceipt,
     AddResult,
     Forgotten,
     MemoryVersion,
@@ -102,6 +103,10 @@ class RemoteBackend:
     def pending(self, limit: int) -> list[Pending]:
         out = self._call("GET", "/v1/review/pending", params={"limit": limit})
         return [Pending.model_validate(item) for item in out["pending"]]
+
+    def act(self, request: dict[str, Any]) -> ActionReceipt:
+        body = {k: v for k, v in request.items() if v is not None}
+        return ActionReceipt.model_validate(self._call("POST", "/v1/actions", json=body))
 
     def close(self) -> None:
         self._http.close()

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from memwarden.types import (
+    ActionReceipt,
     AddResult,
     Forgotten,
     MemoryProposal,
@@ -37,6 +38,7 @@ class _Backend(Protocol):
     def pending(self, limit: int) -> list[Pending]: ...
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed: ...
     def reject(self, proposal_id: str) -> Reviewed: ...
+    def act(self, request: dict[str, Any]) -> ActionReceipt: ...
     def close(self) -> None: ...
 
 
@@ -153,6 +155,31 @@ class Memory:
     def reject(self, proposal_id: str) -> Reviewed:
         """Withdraw a pending candidate."""
         return self._backend.reject(proposal_id)
+
+    def act(
+        self,
+        subject: str,
+        intent: str,
+        params: dict[str, Any] | None = None,
+        *,
+        idempotency_key: str,
+        uses: Iterable[str] = (),
+        purpose: str | None = None,
+    ) -> ActionReceipt:
+        """Ask the action gate before a side effect (SPEC §14): ``uses`` names the memories
+        (``mem_…`` or ``mem_…:version``) the agent relies on. Act only when the receipt's
+        decision is ``ALLOW``; the same key again returns ``DUPLICATE``, the same key with
+        other params raises :class:`Refused` (``key_conflict``), as does an unknown intent
+        (``unknown_intent``) or an invalid request (``invalid``)."""
+        request = {
+            "subject_id": subject,
+            "intent": intent,
+            "params": dict(params or {}),
+            "uses": list(uses),
+            "idempotency_key": idempotency_key,
+            "purpose": purpose,
+        }
+        return self._backend.act(request)
 
     def close(self) -> None:
         self._backend.close()

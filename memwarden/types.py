@@ -11,6 +11,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from memwarden.shared.models import MemoryProposal, Receipt, Role, Source
 
 __all__ = [
+    "ActionReceipt",
     "AddResult",
     "Decided",
     "Forgotten",
@@ -140,3 +141,21 @@ class Revoked(_Result):
 class Forgotten(_Result):
     message_id: str
     memory_versions_forgotten: int
+
+
+class ActionReceipt(_Result):
+    """The action gate's answer (SPEC §14) before a side effect: act only on ``ALLOW``.
+
+    ``DUPLICATE`` is a retry under the same idempotency key: the first decision stands, under
+    the same ``action_id``. ``memory_versions`` are the exact versions the decision read."""
+
+    action_id: str
+    decision: str  # ALLOW, NEEDS_APPROVAL, DENY, STALE, DUPLICATE
+    reasons: list[str]
+    state: str | None = None
+    intent: str | None = None
+    subject_id: str | None = None
+    memory_versions: list[str] = Field(default_factory=list)
+    idempotency_key: str | None = None
+    request_hash: str | None = None
+    purpose: str | None = None

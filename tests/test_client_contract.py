@@ -290,3 +290,35 @@ def test_client__with_an_api_key_the_client_acts_within_that_principals_scopes(
     for bad in ("mwk_" + "x" * 43, "not-a-key"):
         with pytest.raises(Unauthorized):
             backend.connect(bad)
+
+
+def test_client__act_asks_the_action_gate_with_the_memories_it_relies_on(
+    backend: Backend,
+) -> None:
+    backend.add(_turn(PNPM, "m-pnpm"))
+    backend.settle()
+    [version] = backend.memory.memories("alice")
+    uses = [version.memory_id]
+    first = backend.memory.act(
+        "alice", "package.install", {"package": "react"}, uses=uses, idempotency_key="k1"
+    )
+    assert (first.decision, first.reasons) == ("ALLOW", [])
+    assert first.memory_versions == [f"{version.memory_id}:1"]
+    again = backend.memory.act(
+        "alice", "package.install", {"package": "react"}, uses=uses, idempotency_key="k1"
+    )
+    assert (again.decision, again.action_id) == ("DUPLICATE", first.action_id)
+    with pytest.raises(Refused) as conflict:
+        backend.memory.act(
+            "alice", "package.install", {"package": "vue"}, uses=uses, idempotency_key="k1"
+        )
+    assert conflict.value.code == "key_conflict"
+    with pytest.raises(Refused) as unknown:
+        backend.memory.act("alice", "no.such_intent", idempotency_key="k2")
+    assert unknown.value.code == "unknown_intent"
+    backend.memory.revoke("m-pnpm")
+    backend.settle()
+    denied = backend.memory.act(
+        "alice", "package.install", {"package": "react"}, uses=uses, idempotency_key="k3"
+    )
+    assert denied.decision == "DENY" and "memory_revoked" in denied.reasons

@@ -411,3 +411,38 @@ def test_extractor_for__a_version_only_for_the_rules_extractor() -> None:
         replay_io.extractor_for("llm", "llm-x-9")
     with pytest.raises(replay_io.ReplayRefused, match="unknown extractor"):
         replay_io.extractor_for("magic", None)
+
+
+def test_replay_cli__bad_lines_refuse_by_default_and_skipping_them_exits_1(
+    tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    """Replay's bad-line policy is ingest's: refused before anything is replayed; with
+    --skip-bad, a non-zero exit even when every line is bad (it used to exit 0)."""
+    path = tmp_path / "all-bad.jsonl"
+    path.write_text('not json\n[1]\n{"text": 3}\n', encoding="utf-8")
+    base = [sys.executable, "-m", "memwarden.services.cli", "replay", str(path), "--tenant", "t"]
+
+    def run(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*base, *extra], env=cli_env, capture_output=True, text=True, timeout=120, cwd=REPO
+        )
+
+    refused = run()
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert "byte 0: not I-JSON: not_json" in refused.stderr and "--skip-bad" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    skipped = run("--skip-bad", "--run-id", "skip-all")
+    assert skipped.returncode == 1, skipped.stderr[-2000:]
+    assert "3 line(s) skipped" in skipped.stderr
+
+
+def test_replay__a_bad_line_refuses_the_run_before_any_batch(
+    store: Engine, tenant: str, tmp_path: Path
+) -> None:
+    path = write_sessions(tmp_path / "history.jsonl", 100, every=10)
+    with path.open("a", encoding="utf-8") as out:
+        out.write('{"broken": \n')
+    before = counts(store)
+    with pytest.raises(replay_io.ReplayRefused, match="nothing was replayed"):
+        replay([path], ReplayOptions(run_id=f"bad-{tenant}", default_tenant=tenant), engine=store)
+    assert changed(before, counts(store)) <= RUN_TABLES

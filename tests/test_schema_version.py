@@ -61,7 +61,7 @@ def test_schema_version__processes_refuse_an_unmigrated_database_until_migrate_r
     ):
         done = memwarden(empty_pg_url, *args)
         output = done.stdout + done.stderr
-        assert done.returncode == 2, (args, output)
+        assert done.returncode == 3, (args, output)
         assert "never migrated" in output and "memwarden migrate" in output
         assert "Traceback" not in output
         assert len(output.strip().splitlines()) == 1

@@ -15,43 +15,48 @@ API_KEY_HELP = "an API key (default MEMWARDEN_API_KEY)"
 def add_action_commands(sub: Any) -> None:
     """Register ``act`` and ``actions approve|outcome|list|pending|affected``."""
     p = sub.add_parser("act", help="ask the action gate; prints the receipt with its decision")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--subject", required=True)
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p.add_argument("--subject", required=True, help="subject id the action is for")
     p.add_argument("--intent", required=True, help="a registered intent, e.g. email.send")
     p.add_argument("--params", default="{}", help="JSON object of the action's parameters")
     p.add_argument(
         "--uses", action="append", default=[], help="memory_id[:version] relied on (repeatable)"
     )
-    p.add_argument("--idempotency-key", required=True)
-    p.add_argument("--purpose")
+    p.add_argument("--idempotency-key", required=True, help="the same key returns the same receipt")
+    p.add_argument("--purpose", help="retrieval purpose the memories are read for")
     p.add_argument("--api-key", help="an action:request key (default MEMWARDEN_API_KEY)")
     p.set_defaults(handler=cmd_act)
 
     actions = sub.add_parser("actions", help="approve, report, list and repair actions")
     cmds = actions.add_subparsers(dest="actions_command", required=True)
     p = cmds.add_parser("approve", help="approve a NEEDS_APPROVAL action (another principal)")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--action", required=True)
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p.add_argument("--action", required=True, help="the action id from its receipt")
     p.add_argument("--request-hash", required=True, help="the receipt's request_hash")
     p.add_argument("--api-key", help="an action:approve key (default MEMWARDEN_API_KEY)")
     p.set_defaults(handler=cmd_approve)
     p = cmds.add_parser("outcome", help="report what happened to an allowed action")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--action", required=True)
-    p.add_argument("--status", required=True, choices=("executed", "failed", "cancelled"))
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p.add_argument("--action", required=True, help="the action id from its receipt")
+    p.add_argument(
+        "--status",
+        required=True,
+        choices=("executed", "failed", "cancelled"),
+        help="what happened to the side effect",
+    )
     p.add_argument("--external-ref", help="the side effect's id elsewhere (job, message, …)")
     p.add_argument("--api-key", help="an action:request key (default MEMWARDEN_API_KEY)")
     p.set_defaults(handler=cmd_outcome)
     p = cmds.add_parser("list", help="actions that read any version of a memory")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--memory", required=True)
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p.add_argument("--memory", required=True, help="memory id")
     p.set_defaults(handler=cmd_list)
     p = cmds.add_parser("pending", help="actions awaiting approval, with their params")
-    p.add_argument("--tenant", required=True)
+    p.add_argument("--tenant", required=True, help="tenant id")
     p.set_defaults(handler=cmd_pending_actions)
     p = cmds.add_parser("affected", help="the repair list of a retracted message")
-    p.add_argument("--tenant", required=True)
-    p.add_argument("--message", required=True)
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p.add_argument("--message", required=True, help="id of the retracted message")
     p.set_defaults(handler=cmd_affected)
 
 

@@ -22,6 +22,10 @@ class CliError(Exception):
     """A refusal the user can act on: printed without a traceback, exit code 2."""
 
 
+class Unavailable(Exception):
+    """Something the command needs is not there (database, broker, schema): exit code 3."""
+
+
 def open_engine() -> Any:
     """The configured store, at the schema this code needs.
 
@@ -38,7 +42,7 @@ def open_engine() -> Any:
     try:
         require_current_schema(engine)
     except SchemaBehind as exc:
-        raise CliError(str(exc)) from None
+        raise Unavailable(str(exc)) from None
     return engine
 
 

@@ -34,7 +34,7 @@ ACTIONS = (
 def add_curate_commands(sub: Any) -> None:
     p = sub.add_parser("curate", help="rewrite a memory base as a release (SPEC §15)")
     p.set_defaults(handler=cmd_curate)
-    p.add_argument("action", choices=ACTIONS)
+    p.add_argument("action", choices=ACTIONS, help="the curate step to run")
     p.add_argument("--tenant", help="the tenant (default: the API key's)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--subject", action="append", help="snapshot: a subject (repeatable)")

@@ -22,9 +22,11 @@ def add_deadletter_commands(sub: Any) -> None:
     dl = sub.add_parser("deadletter", help="events a stage could not process: list, retry, discard")
     actions = dl.add_subparsers(dest="deadletter_command", required=True)
     p = actions.add_parser("list", help="dead letters as JSON (keys and error class, no values)")
-    p.add_argument("--stage", choices=[s.value for s in Stage] + ["relay"])
-    p.add_argument("--tenant")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument(
+        "--stage", choices=[s.value for s in Stage] + ["relay"], help="only this stage's letters"
+    )
+    p.add_argument("--tenant", help="only this tenant's letters")
+    p.add_argument("--limit", type=int, default=100, help="at most this many letters")
     p.set_defaults(handler=cmd_deadletter_list)
     for name, help_text, handler in (
         ("retry", "put the events back in the outbox; the stage runs them again", _retry),
@@ -33,7 +35,9 @@ def add_deadletter_commands(sub: Any) -> None:
         p = actions.add_parser(name, help=help_text)
         p.add_argument("ids", nargs="*", type=int, help="dead letter ids (see list)")
         p.add_argument("--all", action="store_true", help="every dead letter (of --stage)")
-        p.add_argument("--stage", choices=[s.value for s in Stage] + ["relay"])
+        p.add_argument(
+            "--stage", choices=[s.value for s in Stage] + ["relay"], help="this stage's letters"
+        )
         p.set_defaults(handler=handler)
 
 

@@ -7,13 +7,13 @@ import argparse
 from memwarden.services.cli.common import (
     CliError,
     console,
+    err_console,
     open_engine,
     principal_from,
     print_json,
     read_jsonl,
 )
 from memwarden.shared.config import get_settings
-from pydantic import ValidationError
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -38,33 +38,68 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from memwarden.services.ingest.io import IngestRefused, ingest_turns
-    from memwarden.shared.models import Turn, safe_error_fields
+    """Stream the file into the store in batches; a progress bar on stderr at a terminal."""
+    from memwarden.services.ingest.io import IngestRefused
+    from memwarden.services.ingest.stream import BatchStored, ingest_file
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    rows = read_jsonl(args.file)
-    turns = []
-    for number, row in enumerate(rows, 1):
-        row.setdefault("tenant_id", args.tenant)
-        try:
-            turns.append(Turn.model_validate(row))
-        except ValidationError as exc:
-            fields = "; ".join(safe_error_fields(exc))
-            raise CliError(f"{args.file} turn {number}: invalid ({fields})") from None
+    if args.batch < 1:
+        raise CliError("--batch must be at least 1")
+    if args.file.is_dir():
+        raise CliError(f"{args.file} is a directory, not a JSONL file")
+    total = args.file.stat().st_size  # a missing file is refused here, before the database
     engine = open_engine()
-    try:
-        result = ingest_turns(
-            turns,
-            engine=engine,
-            extract=not args.no_extract,
-            max_text_chars=get_settings().max_text_chars,
-        )
-    except IngestRefused as exc:
-        raise CliError(str(exc)) from None
-    if get_settings().embedded and not args.no_drain:
-        from memwarden.services.pipeline import drain
+    embedded = get_settings().embedded and not args.no_drain
+    with Progress(
+        TextColumn("ingest"),
+        BarColumn(),
+        DownloadColumn(),
+        TextColumn("{task.fields[turns]} turns"),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=not err_console.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("ingest", total=total, turns=0)
+        turns = 0
 
-        drain(engine)
-    print_json({"stored": result.stored, "duplicates": result.duplicates})
+        def after_batch(done: BatchStored) -> None:
+            nonlocal turns
+            turns += done.turns
+            if embedded:
+                from memwarden.services.pipeline import drain
+
+                drain(engine)  # process each batch's events before the next: a bounded queue
+            progress.update(task, completed=done.bytes_read, turns=turns)
+
+        try:
+            result = ingest_file(
+                args.file,
+                engine=engine,
+                default_tenant=args.tenant,
+                extract=not args.no_extract,
+                max_text_chars=get_settings().max_text_chars,
+                batch_size=args.batch,
+                skip_bad=args.skip_bad,
+                after_batch=after_batch,
+            )
+        except IngestRefused as exc:
+            raise CliError(str(exc)) from None
+    print_json(
+        {
+            "stored": result.stored,
+            "duplicates": result.duplicates,
+            "skipped": result.skipped,
+            "skipped_lines": result.skipped_lines,
+        }
+    )
+    if result.skipped:
+        err_console.print(
+            f"[yellow]refused:[/yellow] {result.skipped} bad line(s) skipped "
+            "(line numbers and reasons on stdout)",
+            highlight=False,
+        )
+        return 1
     return 0
 
 

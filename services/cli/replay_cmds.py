@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memwarden.services.cli.common import CliError, console, open_engine
+from memwarden.services.cli.common import CliError, console, err_console, open_engine
 from memwarden.shared.config import get_settings
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -24,12 +24,20 @@ def add_replay_parser(add: Any) -> None:
     p = add("replay", cmd_replay, "replay historical sessions (JSONL) through an extractor")
     p.add_argument("paths", nargs="+", type=Path, help="JSONL files or folders of *.jsonl")
     p.add_argument("--tenant", help="tenant for lines that do not name one")
-    p.add_argument("--extractor", default="rules", choices=("rules", "llm"))
+    p.add_argument(
+        "--extractor", default="rules", choices=("rules", "llm"), help="which extractor proposes"
+    )
     p.add_argument("--extractor-version", help="rules extractor version (part of proposal ids)")
     p.add_argument("--shadow", action="store_true", help="record decisions, commit nothing")
     p.add_argument("--run-id", help="resume or name a run (default: derived from the inputs)")
     p.add_argument("--report", type=Path, help="write the report as JSON (holds example values)")
     p.add_argument("--batch", type=int, default=500, help="turns per transaction")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip lines that are not valid turns (exit 1 when any was skipped); without "
+        "it, a bad line refuses the run before anything is replayed",
+    )
 
 
 class _Stopped(KeyboardInterrupt):
@@ -74,6 +82,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         batch_size=args.batch,
         default_tenant=args.tenant,
         max_text_chars=get_settings().max_text_chars,
+        skip_bad=args.skip_bad,
     )
     engine = open_engine()
     # One INFO line per decision would drown the progress bar, and in shadow mode it would
@@ -130,6 +139,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         args.report.write_text(
             json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
+    skipped = body["bad_lines"] + body["refused"]
+    if skipped:
+        err_console.print(
+            f"[yellow]refused:[/yellow] {skipped} line(s) skipped in this run "
+            f"({body['bad_lines']} bad, {body['refused']} refused by ingest); see the report",
+            highlight=False,
+        )
+        return 1
     return 0
 
 

@@ -32,7 +32,7 @@ from memwarden.services.extractor.rules import EXTRACTOR_VERSION
 from memwarden.services.extractor.rules import extract as rules_extract
 from memwarden.services.gate.io import GateContext, decide_many
 from memwarden.services.ingest.io import IngestRefused, IngestResult, ingest_many
-from memwarden.services.replay.source import Batch, read_batches
+from memwarden.services.replay.source import Batch, first_bad_line, read_batches
 from memwarden.services.replay.tally import BatchFacts, Tally, report
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.config import get_settings
@@ -59,6 +59,7 @@ class ReplayOptions:
     batch_size: int = 500
     default_tenant: str | None = None
     max_text_chars: int = 20_000
+    skip_bad: bool = False  # False: a bad line refuses the run before anything is stored
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,16 @@ def plan_replay(paths: list[Path], options: ReplayOptions, *, engine: Engine) ->
                 "it changed since the run started; start a new run"
             )
         files.append((path, start))
+    if not options.skip_bad:
+        # A streaming pre-pass (one line in memory at a time): batches commit as they go, so
+        # a bad line found later could only refuse a file half stored.
+        for path, start in files:
+            bad = first_bad_line(path, start=start, default_tenant=options.default_tenant)
+            if bad:
+                raise ReplayRefused(
+                    f"{bad}; nothing was replayed (fix the line, or pass --skip-bad to skip "
+                    "bad lines)"
+                )
     return ReplayPlan(options, version, files, tally, extract_turn)
 
 

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from memwarden.shared.canonical import jcs, sha256_hex
-from memwarden.shared.ijson import IJsonError, loads_strict
-from memwarden.shared.models import Turn, safe_error_fields
-from pydantic import ValidationError
+from memwarden.shared.models import Turn
+from memwarden.shared.turn_lines import parse_line, read_turn_lines
 
-BOM = b"\xef\xbb\xbf"
+__all__ = ["Batch", "expand_paths", "first_bad_line", "parse_line", "read_batches", "run_id_for"]
 
 
 @dataclass(frozen=True)
@@ -62,23 +61,6 @@ def run_id_for(
     return "replay-" + sha256_hex(jcs(ident))[:16]
 
 
-def parse_line(line: bytes, default_tenant: str | None) -> Turn | str:
-    """The turn on one line, or why it is not one. The reason names fields and error types
-    only: a line may hold a secret, and reasons end up in reports."""
-    try:
-        row = loads_strict(line)
-    except IJsonError as exc:
-        return f"not I-JSON: {exc.code}"
-    if not isinstance(row, dict):
-        return "not a JSON object"
-    if default_tenant and not row.get("tenant_id"):
-        row["tenant_id"] = default_tenant
-    try:
-        return Turn.model_validate(row)
-    except ValidationError as exc:
-        return "invalid turn (" + "; ".join(safe_error_fields(exc)) + ")"
-
-
 def read_batches(
     path: Path, *, start: int, size: int, default_tenant: str | None = None
 ) -> Iterator[Batch]:
@@ -88,23 +70,26 @@ def read_batches(
     blank lines is still yielded so that the checkpoint reaches the end of the file.
     """
     name = str(path)
-    with path.open("rb") as handle:
-        handle.seek(start)
-        offset = batch_start = start
-        turns: list[Turn] = []
-        bad: list[dict[str, Any]] = []
-        for line in handle:
-            line_start, offset = offset, offset + len(line)
-            if line_start == 0:
-                line = line.removeprefix(BOM)
-            if line.strip():
-                parsed = parse_line(line, default_tenant)
-                if isinstance(parsed, Turn):
-                    turns.append(parsed)
-                else:
-                    bad.append({"path": name, "byte_offset": line_start, "error": parsed})
-            if len(turns) + len(bad) >= size:
-                yield Batch(name, batch_start, offset, turns, bad)
-                batch_start, turns, bad = offset, [], []
-        if offset > batch_start:
+    offset = batch_start = start
+    turns: list[Turn] = []
+    bad: list[dict[str, Any]] = []
+    for line in read_turn_lines(path, start=start, default_tenant=default_tenant):
+        offset = line.end
+        if line.turn is not None:
+            turns.append(line.turn)
+        elif line.error is not None:
+            bad.append({"path": name, "byte_offset": line.offset, "error": line.error})
+        if len(turns) + len(bad) >= size:
             yield Batch(name, batch_start, offset, turns, bad)
+            batch_start, turns, bad = offset, [], []
+    if offset > batch_start:
+        yield Batch(name, batch_start, offset, turns, bad)
+
+
+def first_bad_line(path: Path, *, start: int, default_tenant: str | None) -> str | None:
+    """Where and why the first bad line from ``start`` is refused, or None: the streaming
+    pre-pass that lets a replay refuse a file before storing any of it."""
+    for line in read_turn_lines(path, start=start, default_tenant=default_tenant):
+        if line.error is not None:
+            return f"{path}: byte {line.offset}: {line.error}"
+    return None
