@@ -52,7 +52,7 @@ _CUE_EN = (
 _CONN_EN = (
     r"\s*(?:(?:for|at|of|on|in|to)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s*)?"
     r"(?:(?:is|are|was|were|will be|reads|equals|is set to|is still|is now|are now)\s*[:=]?"
-    r"|[:=\u2013\u2014]|->|=>|\s-\s)\s*(?:(?:just|now|still|simply|actually)\s+)?(?:it'?s\s+)?"
+    r"|[:=\u2013\u2014](?!//)|->|=>|\s-\s)\s*(?:(?:just|now|still|simply|actually)\s+)?(?:it'?s\s+)?"
 )
 _LOGIN_EN = (
     r"(?:log ?in|sign ?in|login|ssh|connect)\s+(?:to|into|on)\s+(?:the\s+|my\s+|our\s+)?"
