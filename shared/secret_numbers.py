@@ -26,8 +26,10 @@ US_SSN = "us_ssn"
 # scanner: one or two spaces, dots, slashes, middle dots, hyphens, en/em dashes, a dash
 # with spaces around it ("4012 - 8888 - …"). One number uses one separator throughout.
 _SEP = r"(?: ?[-\u2010-\u2015/\u00b7\u30fb] ?|  |[ .])"
+# Not glued to more digits or letters by a separator either: a UUID's digit groups.
 _CARD = re.compile(
-    rf"(?<![\dA-Za-z.,+/·-])\d(?:{_SEP}?\d){{11,18}}(?![\dA-Za-z]|[.,/·]\d)"
+    rf"(?<![\dA-Za-z.,+/·-])\d(?:{_SEP}?\d){{11,18}}"
+    r"(?![\dA-Za-z]|[-\u2010-\u2015.,/·\u30fb][\dA-Za-z])"
 )
 _CARD_SEP = re.compile(r"\D+")
 _CARD_CUE = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|卡", re.IGNORECASE)
@@ -100,7 +102,11 @@ def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
             end = sep.end()
         if end < len(text) and text[end].isascii() and text[end].isalnum():
             continue  # the run goes on: longer than this country's IBAN
-        if len(seps) > 1 or (cuts and cuts != list(range(4, 4 * len(cuts) + 1, 4))):
+        if cuts and (
+            len(seps) > 1
+            or cuts != list(range(4, 4 * len(cuts) + 1, 4))
+            or len(chars) - cuts[-1] > 4
+        ):
             continue  # written in groups, but not of four: a UUID or a list, not an IBAN
         if len(chars) == length and iban_valid("".join(chars)):
             yield IBAN, m.start(), end

@@ -72,7 +72,8 @@ _CUE_ZH = (
     r"|(?:取款|登录|登陆|支付|交易|管理|管理员|后台)(?:密码|口令)|密码|口令|pin码|验证码"
 )
 _CONN_ZH = (
-    r"\s*(?:现在|目前|还|也|都)?\s*(?:(?:就是|是|为|叫|设成了?|改成了?|设的是|用的是)\s*[:=]?|[:=])\s*"
+    r"\s*(?:现在|目前|还|也|都)?\s*"
+    r"(?:(?:就是|是|为|叫|设成了?|改成了?|设的是|用的是)\s*[:=]?|[:=])\s*"
 )
 _CUE = re.compile(
     rf"(?<![A-Za-z])(?:{_CUE_EN})(?![A-Za-z])(?P<conn>{_CONN_EN})|(?P<login>{_LOGIN_EN})"
@@ -121,7 +122,9 @@ _BREAK = re.compile(r"[\s.…:;!?。！？；:：,，]*(?:[.…!?。！？；;\n
 _ZH_NUMERALS = r"[零〇一二三四五六七八九幺两壹贰叁肆伍陆柒捌玖貳參叄陸]"
 _EN_DIGIT_WORDS = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _SPOKEN_PIN = re.compile(
-    rf"{_ZH_NUMERALS}{{3,12}}(?:[，,、 ]{_ZH_NUMERALS}{{2,12}})*|\d(?:[ ,.-]\d){{3,11}}(?![\d])|{_EN_DIGIT_WORDS}(?:[\s,-]+{_EN_DIGIT_WORDS}){{2,11}}(?![A-Za-z])",
+    rf"{_ZH_NUMERALS}(?:[，,、 ]?{_ZH_NUMERALS}){{2,15}}"
+    rf"|\d(?:[ ,.-]\d){{3,11}}(?![\d])"  # "8 7 4 7 7 1": digits spaced out one by one
+    rf"|{_EN_DIGIT_WORDS}(?:[\s,-]+{_EN_DIGIT_WORDS}){{2,11}}(?![A-Za-z])",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
@@ -254,7 +257,8 @@ def find_spoken_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _mixed_shape(value: str) -> bool:
     """Digits and letters or symbols: a password, not a word ("It's Tuesday")."""
-    return not value.isalpha() and not value.isdigit() or _SPOKEN_PIN.fullmatch(value) is not None
+    spoken = _SPOKEN_PIN.fullmatch(value) is not None
+    return (not value.isalpha() and not value.isdigit()) or spoken
 
 
 def _across_sentences(text: str) -> Iterator[tuple[str, int, int]]:
