@@ -24,6 +24,7 @@ from functools import cache
 from importlib import resources
 
 GENERIC_RULES = frozenset({"generic-api-key"})
+EXTRA_RULES = "memwarden_rules.toml"
 _POSIX = {
     "[:alnum:]": "a-zA-Z0-9",
     "[:alpha:]": "a-zA-Z",
@@ -113,12 +114,13 @@ def _allows(entries: list[dict[str, object]]) -> tuple[_Allow, ...]:
 @cache
 def rules() -> tuple[tuple[Rule, ...], tuple[_Allow, ...]]:
     """The compiled rules and the global allowlist, loaded once."""
-    raw = tomllib.loads(
-        resources.files("memwarden.shared").joinpath("data/gitleaks.toml").read_text("utf-8")
-    )
+    data = resources.files("memwarden.shared").joinpath("data")
+    raw = tomllib.loads(data.joinpath("gitleaks.toml").read_text("utf-8"))
+    # memwarden's own rules, same format: formats gitleaks' default set leaves out.
+    extra = tomllib.loads(data.joinpath(EXTRA_RULES).read_text("utf-8"))
     global_allow = _allows([raw.get("allowlist", {})])
     compiled = []
-    for r in raw["rules"]:
+    for r in [*raw["rules"], *extra["rules"]]:
         if "regex" not in r:
             continue  # path-only rules (file names) do not apply to chat
         try:

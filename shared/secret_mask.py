@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from memwarden.shared.secret_spoken import ends_with_cue, leading_value
+from memwarden.shared.secret_spoken import announces_value, ends_with_cue, leading_value
 from memwarden.shared.secrets import find_secrets
 from memwarden.shared.segmenter import split_sentences
 from memwarden.shared.textfold import fold
@@ -75,6 +75,11 @@ def _announced(text: str, previous: str | None) -> MaskedSpan | None:
     if not previous or not ends_with_cue(fold(previous).text):
         return None
     folded = fold(text)
+    whole = text.strip()
+    if announces_value(fold(previous).text) and "\n" not in whole and len(whole.split()) <= 8:
+        # "I'll send the passphrase in my next message": the short next turn IS the value.
+        start = text.index(whole[0]) if whole else 0
+        return MaskedSpan("password", start, start + len(whole)) if whole else None
     span = leading_value(folded.text)
     if span is None:
         return None

@@ -35,8 +35,13 @@ _THING_EN = (
     r"|database|db|root|admin|sudo|router admin|bike lock|padlock|voicemail|sim|puk|luggage"
 )
 _WHAT_EN = r"key|password|passcode|pass|pw|pwd|code|pin|combination|combo|login|passphrase"
+# "alarm disarm code", "server root password": one modifier between the thing and the word.
+_MODIFIER_EN = (
+    r"disarm|arm|entry|access|unlock|login|log-in|admin|master|security|backup|recovery|root"
+    r"|portal|account|app|guest|home|office|main"
+)
 _CUE_EN = (
-    rf"(?:{_THING_EN})(?:'s)?[ -]?(?:{_WHAT_EN})"
+    rf"(?:{_THING_EN})(?:'s)?(?:[ -](?:{_MODIFIER_EN}))?[ -]?(?:{_WHAT_EN})"
     r"|(?P<seed>(?:secret |wallet |bip-?39 )?(?:seed|recovery|mnemonic|backup) (?:phrase|words)"
     r"|mnemonic(?: phrase)?|seed words)"
     r"|(?P<codes>(?:backup|recovery|2fa|mfa|one-time|scratch) codes?)"
@@ -45,9 +50,9 @@ _CUE_EN = (
     r"|combination|passcode|pin(?: code| number)?|password|passphrase"
 )
 _CONN_EN = (
-    r"\s*(?:for\s+[\w'-]+(?:\s+[\w'-]+)?\s+)?"
+    r"\s*(?:(?:for|at|of|on|in|to)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s*)?"
     r"(?:(?:is|are|was|were|will be|reads|equals|is set to|is still|is now|are now)\s*[:=]?"
-    r"|[:=]|->|=>)\s*(?:(?:just|now|still|simply|actually)\s+)?(?:it'?s\s+)?"
+    r"|[:=\u2013\u2014](?!//)|->|=>|\s-\s)\s*(?:(?:just|now|still|simply|actually)\s+)?(?:it'?s\s+)?"
 )
 _LOGIN_EN = (
     r"(?:log ?in|sign ?in|login|ssh|connect)\s+(?:to|into|on)\s+(?:the\s+|my\s+|our\s+)?"
@@ -61,10 +66,15 @@ _CUE_ZH = (
     rf"(?:{_THING_ZH})(?:的)?(?:登录)?(?:密码|口令|密钥|码|pin码?)"
     r"|(?P<zseed>助记词|恢复短语|种子短语|钱包短语)"
     r"|(?P<zcodes>备用码|恢复码|备份码|救援码)"
-    r"|(?P<zanswer>密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保)"
-    r"|密码|口令|pin码|验证码"
+    # 密保问题“小学班主任叫什么”的答案: the question itself may sit between cue and 答案.
+    r"|(?P<zanswer>(?:密保|安全)(?:问题)?(?:[\"'“‘「『][^\"'”’」』\n]{1,40}[\"'”’」』])?(?:的)?答案"
+    r"|密保)"
+    r"|(?:取款|登录|登陆|支付|交易|管理|管理员|后台)(?:密码|口令)|密码|口令|pin码|验证码"
 )
-_CONN_ZH = r"\s*(?:现在|目前|还|也|都)?\s*(?:就是|是|为|叫|设成了?|改成了?|设的是|用的是|[:=])\s*"
+_CONN_ZH = (
+    r"\s*(?:现在|目前|还|也|都)?\s*"
+    r"(?:(?:就是|是|为|叫|设成了?|改成了?|设的是|用的是)\s*[:=]?|[:=])\s*"
+)
 _CUE = re.compile(
     rf"(?<![A-Za-z])(?:{_CUE_EN})(?![A-Za-z])(?P<conn>{_CONN_EN})|(?P<login>{_LOGIN_EN})"
     rf"|(?:{_CUE_ZH})(?P<zconn>{_CONN_ZH})",
@@ -78,12 +88,43 @@ _DANGLING = re.compile(
     r"|(?:下一条|下条消息|下面)(?:发|是)?(?:我的)?[\u4e00-\u9fff]{0,6}(?:密码|验证码|助记词)",
     re.IGNORECASE,
 )
+# A cue that ends its sentence bare ("Remember my VPN login.") and a next sentence that
+# opens by naming the value ("It's X", "就是 X", ": X").
+_CUE_ALONE = re.compile(rf"(?<![A-Za-z])(?:{_CUE_EN})(?![A-Za-z])|(?:{_CUE_ZH})", re.IGNORECASE)
+_EXPLICIT_LEAD = re.compile(
+    r"\s*(?:(?:it|that|this|the (?:code|password|key|pin))(?:'s| is| was)|is|are|就是|是|为"
+    r"|[:=\u2013\u2014-])\s*",
+    re.IGNORECASE,
+)
+# "I'll send the passphrase in my next message", "密码我分两条发你": the value comes later.
+_ANNOUNCE = re.compile(
+    r"(?:next|following|separate|another|later)\s+(?:message|msg|text|turn|line|dm)"
+    r"|in\s+(?:two|2|three|3|several)\s+(?:messages|parts|pieces|halves|texts)"
+    r"|下一条|下条|分(?:两|二|2|三|3|几)(?:条|次|段|部分)|分开发|单独发|稍后发|等下发|马上发",
+    re.IGNORECASE,
+)
+_SECRET_NOUN = re.compile(
+    r"pass(?:word|phrase|code)|\bpin\b|\bcodes?\b|\bkey\b|token|secret|phrase"
+    r"|密码|口令|密钥|验证码|助记词|暗号",
+    re.IGNORECASE,
+)
+# One half of a secret split over turns or sentences: "前半段 X", "second half: X".
+_HALF = re.compile(
+    r"(?:前半段|后半段|前半部分|后半部分|前一半|后一半|上半段|下半段|前半截|后半截"
+    r"|(?:first|second|last|other)\s+half|part\s+(?:one|two|three|1|2|3))"
+    r"(?:\s+(?:of\s+)?(?:the|my|it)?\s*(?:password|passphrase|pin|code|key))?"
+    r"\s*(?:is|are|是|为|[:=\u2013\u2014-])?\s*",
+    re.IGNORECASE,
+)
 _BREAK = re.compile(r"[\s.…:;!?。！？；:：,，]*(?:[.…!?。！？；;\n]|$)[\s.…]*")
 
-_ZH_NUMERALS = r"[零〇一二三四五六七八九幺两]"
+# 大写 financial numerals (壹贰叁…) are how a PIN is written to dodge a digit scanner.
+_ZH_NUMERALS = r"[零〇一二三四五六七八九幺两壹贰叁肆伍陆柒捌玖貳參叄陸]"
 _EN_DIGIT_WORDS = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _SPOKEN_PIN = re.compile(
-    rf"{_ZH_NUMERALS}{{3,12}}|{_EN_DIGIT_WORDS}(?:[\s,-]+{_EN_DIGIT_WORDS}){{2,11}}(?![A-Za-z])",
+    rf"{_ZH_NUMERALS}(?:[，,、 ]?{_ZH_NUMERALS}){{2,15}}"
+    rf"|\d(?:[ ,.-]\d){{3,11}}(?![\d])"  # "8 7 4 7 7 1": digits spaced out one by one
+    rf"|{_EN_DIGIT_WORDS}(?:[\s,-]+{_EN_DIGIT_WORDS}){{2,11}}(?![A-Za-z])",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
@@ -167,13 +208,14 @@ def _same_width_groups(text: str, start: int, end: int) -> int:
 
 
 def _kind(m: re.Match[str]) -> str:
-    if m.group("login"):
+    g = m.groupdict()  # _CUE_ALONE has no login group
+    if g.get("login"):
         return LOGIN
-    if m.group("seed") or m.group("zseed"):
+    if g.get("seed") or g.get("zseed"):
         return SEED_PHRASE
-    if m.group("codes") or m.group("zcodes"):
+    if g.get("codes") or g.get("zcodes"):
         return BACKUP_CODES
-    if m.group("answer") or m.group("zanswer"):
+    if g.get("answer") or g.get("zanswer"):
         return SECURITY_ANSWER
     return PASSWORD
 
@@ -181,7 +223,7 @@ def _kind(m: re.Match[str]) -> str:
 # Every cue above contains one of these; a text with none of them skips the big patterns.
 _TRIGGERS = re.compile(
     r"key|pass|pw|code|pin|comb|log|sign|ssh|connect|seed|phrase|mnemonic|word|answer|maiden"
-    r"|pet|here|below|send|密|口令|码|助记|短语|答案|下一条|下条|下面",
+    r"|pet|here|below|send|half|part|login|密|口令|码|助记|短语|答案|下一条|下条|下面|半",
     re.IGNORECASE,
 )
 
@@ -202,6 +244,8 @@ def find_spoken_secrets(text: str) -> Iterator[tuple[str, int, int]]:
             if _SPOKEN_PIN.fullmatch(text[start:end]):
                 kind = PIN
             yield (PASSWORD if kind == LOGIN else kind), start, end
+    yield from _across_sentences(text)
+    yield from _halves(text)
     for m in _DANGLING.finditer(text):
         brk = _BREAK.match(text, m.end())
         if not brk or brk.end() >= len(text) or brk.end() == m.end():
@@ -211,9 +255,55 @@ def find_spoken_secrets(text: str) -> Iterator[tuple[str, int, int]]:
             yield PASSWORD, brk.end() + span[0], brk.end() + span[1]
 
 
+def _mixed_shape(value: str) -> bool:
+    """Digits and letters or symbols: a password, not a word ("It's Tuesday")."""
+    spoken = _SPOKEN_PIN.fullmatch(value) is not None
+    return (not value.isalpha() and not value.isdigit()) or spoken
+
+
+def _across_sentences(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _CUE_ALONE.finditer(text):
+        brk = _BREAK.match(text, m.end())
+        if not brk or brk.end() >= len(text) or brk.end() == m.end():
+            continue
+        lead = _EXPLICIT_LEAD.match(text, brk.end())
+        if not lead:
+            continue
+        kind = _kind(m)
+        span = _value_at(text, lead.end(), kind)
+        if not span:
+            continue
+        value = text[span[0] : span[1]]
+        if kind in (PASSWORD, LOGIN) and not _mixed_shape(value):
+            continue
+        yield (PIN if _SPOKEN_PIN.fullmatch(value) else PASSWORD if kind == LOGIN else kind), *span
+
+
+def _halves(text: str) -> Iterator[tuple[str, int, int]]:
+    # A half marker opening the turn, or anywhere in a text that names a secret.
+    named = _SECRET_NOUN.search(text) is not None
+    for m in _HALF.finditer(text):
+        if not named and text[: m.start()].strip():
+            continue
+        span = _value_at(text, m.end(), PASSWORD)
+        if span and _mixed_shape(text[span[0] : span[1]]):
+            start, end = span
+            rest = text[end:].rstrip()
+            if rest and len(rest) <= 2 and not rest.strip(_TRAILING):
+                end += len(rest)  # a half that ends the turn keeps its "?" or "!"
+            yield PASSWORD, start, end
+
+
+def announces_value(text: str) -> bool:
+    """True when ``text`` (folded) says a secret follows in a later turn."""
+    return bool(_ANNOUNCE.search(text) and _SECRET_NOUN.search(text))
+
+
 def ends_with_cue(text: str) -> bool:
     """True when ``text`` (folded) ends with a secret's cue and no value: the next turn of
     the session is expected to hold it."""
+    if announces_value(text):
+        return True
     tail = text.rstrip(" \t\n.…:：。!！,，")[-120:]
     return any(m.end() == len(tail) for m in _DANGLING.finditer(tail))
 

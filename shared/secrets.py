@@ -310,8 +310,14 @@ _CATALOGUE_KIND = {
 }
 
 
+_UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
+
+
 def _catalogue(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []
     for rule_id, start, end in secret_catalogue.find_catalogued(text):
+        if any(u_start < start and end <= u_end for u_start, u_end in uuids):
+            continue  # a prefix rule ("EAAA…") firing on the inner groups of a UUID
         yield _CATALOGUE_KIND.get(rule_id, _K.VENDOR_TOKEN), start, end
 
 
