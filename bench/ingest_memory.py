@@ -65,9 +65,8 @@ def main(mib: int) -> None:
             raise SystemExit(done.stderr[-2000:])
         peak_mib = int(done.stderr.split("PEAK_KIB=")[1].split()[0]) / 1024
         stored = json.loads(done.stdout)["stored"]
-        print(
-            f"ingest of {path.stat().st_size >> 20} MiB, {stored} turns: peak RSS {peak_mib:.0f} MiB"
-        )
+        size = path.stat().st_size >> 20
+        print(f"ingest of {size} MiB, {stored} turns: peak RSS {peak_mib:.0f} MiB")
 
 
 if __name__ == "__main__":
