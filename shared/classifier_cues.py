@@ -202,10 +202,11 @@ EN_REPORTED = (
 # The things a group owns are workspace facts, not facts about a person: "my team's tickets
 # live in Jira" is the owner's context; "my team prefers yarn" is still reported.
 EN_GROUP_ARTIFACT = (
-    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)'s\s+"
+    # "my team's wiki", and without the 's "my team sync": the group's thing, not its words
+    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
     r"(?:tickets?|issues?|repos?|repositor(?:y|ies)|docs?|documentation|wiki|runbooks?|code"
     r"|codebase|ci|pipelines?|backlog|board|standups?|meetings?|deploys?|releases?|services?"
-    r"|on-?call|sprints?|roadmap)\b",
+    r"|on-?call|sprints?|roadmap|syncs?|retros?|channel|calendar|offsites?|lunch)\b",
 )
 # "Alice prefers yarn": checked on the original-case sentence.
 EN_REPORTED_NAME = (

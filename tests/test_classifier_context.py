@@ -259,6 +259,8 @@ def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) ->
         "Remember that starting today I use pnpm.",
         "记住，测试环境每周五重置。",
         "My phone number is 13912345678.",  # digits are not an HTTP 5xx
+        "Remember that my team sync is on floor 3.",  # the team's meeting, not its words
+        "My team standup is at 9:30.",
     ],
 )
 def test_classify__notes_about_the_owner_stay_durable(sentence: str) -> None:
