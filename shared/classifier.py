@@ -141,6 +141,7 @@ CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
 _OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
 _OWN_CONTENT_ELSEWHERE = re.compile(cues.OWN_CONTENT_ELSEWHERE)
 _SUBORDINATE_FRAME = _rx(cues.EN_SUBORDINATE_FRAME, cues.ZH_SUBORDINATE_FRAME)
+_GREETING = _rx(cues.GREETING)
 _FORWARD_MARKER = _rx(cues.EN_FORWARD_MARKER, cues.ZH_FORWARD_MARKER)
 _PASTE_FRAME = _rx(cues.EN_PASTE_FRAME, cues.ZH_PASTE_FRAME)
 _CHAT_LABEL = re.compile(cues.CHAT_LABEL)
@@ -442,23 +443,30 @@ def _governs_next(frame: str) -> bool:
     sentence after it (issue 10): "I wouldn't say⏎…", "Back when I was a student;⏎…",
     "In client presentations only,⏎…", "上大学那会儿；⏎…", "我可没说过⏎…".
 
-    It stands when it is a greeting, a heading or remember-cue ("Hi!", "Note:", "记住："), or a
-    first-person durable claim that is no subordinate frame. Otherwise it governs when it is
-    left open (no sentence-final punctuation, or ``, ; :``), or when it is a subordinate
-    fragment with no subject of its own even though closed ("Only in meetings.").
+    It stands when it is a greeting, a heading or remember-cue ("Hi there,", "Quick note:",
+    "记住："), a chat line ("nice, CI is green now ✅"), or a first-person durable claim that
+    is no subordinate frame. Otherwise it governs when it is a subordinate, negating or
+    attributing frame not closed by a full stop, when it ends in ``, ; :``, or when it is a
+    subordinate fragment with no subject of its own even though closed ("Only in meetings.").
     """
     folded = fold_text(frame)
     core = _FRAME_PUNCT.sub("", folded).strip()
     if not core or claim_offset(frame) >= len(frame.rstrip(_CLOSERS + ",:;，：；.!?。！？")):
         return False  # all filler or a remember-cue: "Hi!", "Note:", "请记住："
-    if _SELF_LABEL.search(core) or _DISCOURSE_LEAD.fullmatch(folded):
+    if _SELF_LABEL.search(core) or _GREETING.search(core) or _DISCOURSE_LEAD.fullmatch(folded):
         return False
     own = classify(frame)
     subordinate = bool(_SUBORDINATE_FRAME.search(core))
     if own.has(Feature.FIRST_PERSON_DURABLE) and not subordinate and not own.not_durable:
         return False  # "I use vim;⏎I prefer dark mode." — two claims
     if not _TERMINAL.search(folded.rstrip()):
-        return True  # left open: no full stop after it
+        framing = own.features & {
+            Feature.NEGATED,
+            Feature.CONDITIONAL,
+            Feature.HYPOTHETICAL,
+            Feature.REPORTED,
+        }
+        return bool(subordinate or framing or _OPEN_FRAME_END.search(folded))
     return subordinate and not _SUBJECT_WORD.search(core)
 
 

@@ -542,6 +542,14 @@ EN_SUBORDINATE_FRAME = (
     r"\b(?:that|say|said|says|claim|claimed|think|believe|mean|suppose|pretend|admit|deny"
     r"|agree|insist|suggest|imply|told|tell|saying)$",
 )
+# A greeting or chat opener on the line before a claim governs nothing ("Hi there,", "Quick
+# note:", "收到～").
+GREETING = (
+    r"^(?:hi|hey|hello|heya|dear|yo|howdy|greetings|good (?:morning|afternoon|evening|day)"
+    r"|morning|thanks|thank you|thx|ty|cheers|ok|okay|cool|nice|great|sure|so|also|btw|fyi"
+    r"|quick (?:note|one|question|update|thing))\b[\w\s!'-]{0,20}$",
+    r"^(?:你好|您好|嗨|哈喽|早|早上好|下午好|晚上好|谢谢|多谢|收到|好的|好|对了|另外|补充一下|顺便说一下)",
+)
 ZH_SUBORDINATE_FRAME = (
     r"^(?:在|当|如果|要是|假如|假设|只有|只在|仅在|除了|以前|之前|从前|当年|那时|上学|上大学|读书|小时候)",
     r"(?:时|时候|那会儿?|那阵子?|那时|那几年|期间|的话|之前|之后|以后|以前|上|里|中|才|只)$",
