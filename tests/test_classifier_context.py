@@ -334,6 +334,12 @@ def test_classify_span__an_incomplete_opening_line_governs_the_next(text: str) -
         "I use vim;\nI prefer dark mode.",  # two claims, each standing on its own
         "我用 vim；\n我喜欢深色模式。",
         "I moved to Berlin in 2020.\nI use vim.",
+        # chat lines without a full stop stand on their own
+        "Hi there,\nI use light mode.",
+        "Quick note:\nI prefer pnpm.",
+        "nice, CI is green now ✅\nI prefer pnpm for all my monorepos.",
+        "收到～\n我一直用 pnpm 管理 monorepo。",
+        "会议刚开完，结论如下👇\n我一直用深色主题。",
     ],
 )
 def test_classify_span__a_complete_or_empty_opening_line_governs_nothing(text: str) -> None:
