@@ -261,6 +261,7 @@ def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) ->
         "My phone number is 13912345678.",  # digits are not an HTTP 5xx
         "Remember that my team sync is on floor 3.",  # the team's meeting, not its words
         "My team standup is at 9:30.",
+        "Remember that my locker for project 72 is number 507.",  # a number, no HTTP 5xx
     ],
 )
 def test_classify__notes_about_the_owner_stay_durable(sentence: str) -> None:
