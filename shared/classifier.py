@@ -139,9 +139,14 @@ _WORKSPACE = _rx(cues.EN_WORKSPACE, cues.ZH_WORKSPACE)
 _STATES = _rx(cues.EN_STATES, cues.ZH_STATES)
 CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
 _OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
+_OWN_CONTENT_ELSEWHERE = re.compile(cues.OWN_CONTENT_ELSEWHERE)
+_SUBORDINATE_FRAME = _rx(cues.EN_SUBORDINATE_FRAME, cues.ZH_SUBORDINATE_FRAME)
+_GREETING = _rx(cues.GREETING)
 _FORWARD_MARKER = _rx(cues.EN_FORWARD_MARKER, cues.ZH_FORWARD_MARKER)
 _PASTE_FRAME = _rx(cues.EN_PASTE_FRAME, cues.ZH_PASTE_FRAME)
 _CHAT_LABEL = re.compile(cues.CHAT_LABEL)
+_ANNOUNCE = _rx(cues.EN_ANNOUNCE, cues.ZH_ANNOUNCE)
+_FORM_LINE = re.compile(cues.FORM_LINE)
 _SELF_LABEL = _rx(cues.SELF_LABEL)
 _LABEL_ATTRIBUTION = _rx(cues.LABEL_ATTRIBUTION)
 _CAPITALISED_NAME = re.compile(r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?")
@@ -281,7 +286,7 @@ def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
         found.add(Feature.ROOT_CAUSE)  # an unverified root-cause claim is not a fact
     if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded) or _quoted_after_head(folded):
         found.add(Feature.REPORTED)  # "Bob: …", "张三：…", 'Alice wrote: "…"'
-    if _OPEN_FRAME_END.search(folded) and not _OPEN_FRAME_END.fullmatch(folded):
+    if _OWN_CONTENT_ELSEWHERE.search(folded) and not _OPEN_FRAME_END.fullmatch(folded):
         found.add(Feature.OPEN_FRAME)  # "Remember this deploy key:" — its content is elsewhere
     if CONDITION.search(body):
         found.add(Feature.CONDITIONAL)
@@ -320,6 +325,9 @@ def _reported_label(raw: str) -> bool:
         or label_raw != (irc or latin or cjk).strip()
     ):
         return True
+    if label[-1:].isdigit():
+        # "SPEAKER 2:", "Person 1:": a transcript's speaker; never "I take the 7:45 train"
+        return bool(re.fullmatch(r"[a-z]+ \d{1,3}", label)) and not raw[m.end() :][:1].isdigit()
     if latin:
         return " " not in label or bool(_CAPITALISED_NAME.fullmatch(label_raw))
     return bool(_ZH_NAME_SHAPED.fullmatch(label))
@@ -427,6 +435,47 @@ def _attributes_what_follows(frame: str) -> bool:
     return bool(_PASTE_FRAME.search(folded)) or classify(frame).has(Feature.REPORTED)
 
 
+_FRAME_PUNCT = re.compile(r"[\s,:;，：；、—–.!?。！？…'\"”’)）」』】-]+$")
+
+
+def _governs_next(frame: str) -> bool:
+    """An opening line that does not stand as a durable statement of its own governs the
+    sentence after it (issue 10): "I wouldn't say⏎…", "Back when I was a student;⏎…",
+    "In client presentations only,⏎…", "上大学那会儿；⏎…", "我可没说过⏎…".
+
+    It stands when it is a greeting, a heading or remember-cue ("Hi there,", "Quick note:",
+    "记住："), a chat line ("nice, CI is green now ✅"), or a first-person durable claim that
+    is no subordinate frame. Otherwise it governs when it is a subordinate, negating or
+    attributing frame not closed by a full stop, when it ends in ``, ; :``, or when it is a
+    subordinate fragment with no subject of its own even though closed ("Only in meetings.").
+    """
+    folded = fold_text(frame)
+    core = _FRAME_PUNCT.sub("", folded).strip()
+    if not core or claim_offset(frame) >= len(frame.rstrip(_CLOSERS + ",:;，：；.!?。！？")):
+        return False  # all filler or a remember-cue: "Hi!", "Note:", "请记住："
+    if _SELF_LABEL.search(core) or _GREETING.search(core) or _DISCOURSE_LEAD.fullmatch(folded):
+        return False
+    own = classify(frame)
+    subordinate = bool(_SUBORDINATE_FRAME.search(core))
+    if own.has(Feature.FIRST_PERSON_DURABLE) and not subordinate and not own.not_durable:
+        return False  # "I use vim;⏎I prefer dark mode." — two claims
+    if not _TERMINAL.search(folded.rstrip()):
+        framing = own.features & {
+            Feature.NEGATED,
+            Feature.CONDITIONAL,
+            Feature.HYPOTHETICAL,
+            Feature.REPORTED,
+        }
+        return bool(subordinate or framing or _OPEN_FRAME_END.search(folded))
+    return subordinate and not _SUBJECT_WORD.search(core)
+
+
+def _pasted_form(text: str, start: int) -> bool:
+    """Two or more "label: value" lines in the block above: a pasted form or profile."""
+    block = _PARAGRAPH_BREAK.split(text[: _line_start(text, start)])[-1]
+    return sum(1 for line in block.splitlines() if _FORM_LINE.match(line)) >= 2
+
+
 def context_features(text: str, start: int) -> frozenset[Feature]:
     """Features the rest of the message gives the sentence starting at ``start`` (issue 10).
 
@@ -441,6 +490,11 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     if _in_pasted_block(text, start):
         found.add(Feature.REPORTED)
     before = [s for s in split_sentences(text) if s.end <= start]
+    cut_off = before and not _PARAGRAPH_BREAK.search(text[before[-1].end : start])
+    if cut_off and _governs_next(before[-1].text):
+        found.add(Feature.OPEN_FRAME)  # the claim is the frame's consequent, not its own
+    if _pasted_form(text, start) or any(_ANNOUNCE.search(fold_text(s.text)) for s in before):
+        found.add(Feature.REPORTED)  # a pasted profile, or words announced as someone else's
     if any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before):
         found.add(Feature.REPORTED)  # quoted text runs on: an owner's aside after it is lost
     for i in range(len(before) - 1, -1, -1):

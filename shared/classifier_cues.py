@@ -202,10 +202,11 @@ EN_REPORTED = (
 # The things a group owns are workspace facts, not facts about a person: "my team's tickets
 # live in Jira" is the owner's context; "my team prefers yarn" is still reported.
 EN_GROUP_ARTIFACT = (
-    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)'s\s+"
+    # "my team's wiki", and without the 's "my team sync": the group's thing, not its words
+    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
     r"(?:tickets?|issues?|repos?|repositor(?:y|ies)|docs?|documentation|wiki|runbooks?|code"
     r"|codebase|ci|pipelines?|backlog|board|standups?|meetings?|deploys?|releases?|services?"
-    r"|on-?call|sprints?|roadmap)\b",
+    r"|on-?call|sprints?|roadmap|syncs?|retros?|channel|calendar|offsites?|lunch)\b",
 )
 # "Alice prefers yarn": checked on the original-case sentence.
 EN_REPORTED_NAME = (
@@ -397,12 +398,26 @@ EN_INCIDENT = (
     r"|(?:took|brought|taking|bringing) (?:prod|production|staging|the site|us|it|everything) down"
     r"|is (?:red|on fire)|out of (?:disk|memory|space|quota|inodes)|disk (?:is )?full"
     r"|oom(?:ed)?)\b",
+    # a passing state of a system, marked by "until … finishes", "currently", a load figure
+    r"\buntil (?:the |this |that |our |my |it )?(?:[\w-]+ ){0,2}(?:finishes|finished|is done"
+    r"|completes|is complete|is over|ends|lands|is fixed|is back|comes back|recovers|is resolved"
+    r"|is merged|is deployed)\b",
+    r"\b(?:is|are)\s+(?:currently|temporarily|still|now)\s+(?:read-only|frozen|locked|paused"
+    r"|red|failing|down|slow|degraded|in maintenance|under maintenance|stuck|blocked|spiking)\b",
+    r"\b(?:cpu|memory|ram|load|latency|disk|error rate)\b.{0,24}\b(?:spik(?:ed|es|ing)"
+    r"|pegged|maxed|at \d+\s*%|hit \d+\s*%)",
 )
 ZH_INCIDENT = (
     r"挂了|挂掉|宕机|崩了|崩溃|瘫痪|连(?:不|唔)上|连接不上|访问不了|打不开|登(?:不|唔)上|登录不了"
-    r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<!\d)5\d\d(?!\d)\s*(?:错误|了|报错)|出(?:问题|事)了|跑不起来|起不来"
+    r"|报错|出错|故障|不可用|掉线|卡死|超时|(?<![\d.])5\d\d(?!\d)\s*(?:错误|报错|了|啦|咗)|(?:返回|报|状态码)\s*5\d\d(?!\d)|出(?:问题|事)了|跑不起来|起不来"
     r"|无法(?:访问|连接|登录|启动|使用)|不能用了?|用不了|唔work|告警|(?:挂|飘)?红了"
     r"|(?:磁盘|硬盘|空间|内存)(?:满了|不足|爆了)",
+    # a system's passing state marked by 现在/目前/暂时: "CI 流水线目前是红的", "数据库现在只读",
+    # "线上现在 CPU 飙到 95%" (the owner's "我现在用 vim" names no such state)
+    r"(?:现在|目前|当前|眼下|暂时|这会儿?)[^，。；,;!！?？]{0,12}?(?:只读|是红的|红着|飘红|飙|满了|很慢|变慢"
+    r"|卡住|卡死|不稳定|维护中?|锁住|锁定|冻结|封版|\d+(?:\.\d+)?\s*%)",
+    r"(?:CPU|cpu|内存|负载|延迟|错误率)[^，。；,;]{0,8}?(?:飙|爆|打满|\d+(?:\.\d+)?\s*%)",
+    r"直到.{1,16}?(?:完成|结束|修好|恢复|上线|合并)(?:为止|之前)?",
     # a system that broke: 挂了, 坏掉, Cantonese 挂咗, 冧咗
     r"(?:挂|崩|坏|死|冧|瘫|爆|炸)(?:了|咗|掉|啦)",
     # the owner's own passing state, even when asked to note it: "记一下，我现在在开会"
@@ -472,13 +487,14 @@ EN_STATES = (
     r"|doesn't|does|did|takes?|needs?|uses?|added|supports?|runs?|travels?|falls?|flows?"
     r"|grows?|moves?|spins?|causes?|makes?|gives?|comes?|goes?|lives?|dies|works?|starts?"
     r"|ends?|happens?|occurs?|exists?|holds?|remains?|stays?|weighs?|lasts?|invented|founded"
-    r"|discovered|wrote|written|built|born)\b",
+    r"|discovered|wrote|written|built|born|came out|comes out|released|launched|shipped"
+    r"|announced|acquired|introduced|deprecated)\b",
     # "light travels …", "the sun rises …": a subject, then a verb in -s or -ed
     r"^(?:the |a |an )?\w+ \w+(?:s|ed)\b(?!\s*,)",
 )
 ZH_STATES = (
     r"是|有|等于|意味着|沸腾|绕|围绕|需要|可以|会|能|为|在|叫|属于|包含|升|落|流|转|位于|发明|组成|由|比"
-    r"|出现|产生|导致|含有|发现|成立|诞生",
+    r"|出现|产生|导致|含有|发现|成立|诞生|发布|推出|上市|收购|问世",
 )
 ZH_ABOUT_OWNER = (
     r"我|咱|俺|本人|你|您",
@@ -510,6 +526,35 @@ ZH_CONDITION = (
 # train,". The segmenter cuts at line breaks and semicolons, so a frame can sit alone on the
 # line before the claim it governs.
 OPEN_FRAME_END = r"[,:;，：；、—–-]\s*$"
+# A sentence whose own content is elsewhere: "Remember this deploy key:" (a colon or a dash).
+# A comma or semicolon after a complete claim ("I prefer bun for scripts; it starts fast")
+# does not make the claim itself open.
+OWN_CONTENT_ELSEWHERE = r"[:：—–-]\s*$"
+# A subordinate or adverbial frame that needs a main clause after it: a time, place or
+# restriction ("Back when I was a student", "In client presentations only", "上大学那会儿",
+# "开会演示时") or a verb of saying or denying left without its object ("I wouldn't say",
+# "It's a myth that", "我可没说过"). Matched on the frame without its closing punctuation.
+EN_SUBORDINATE_FRAME = (
+    r"^(?:back |even |only |just |except )?(?:when|whenever|while|whilst|if|unless|during|before"
+    r"|after|since|once|until|as long as|in|on|at|for|with|under|outside|inside|within|whenever"
+    r"|at the time|in the days|years ago|back in|back then)\b",
+    r"\b(?:only|just|exclusively)$",
+    r"\b(?:that|say|said|says|claim|claimed|think|believe|mean|suppose|pretend|admit|deny"
+    r"|agree|insist|suggest|imply|told|tell|saying)$",
+)
+# A greeting or chat opener on the line before a claim governs nothing ("Hi there,", "Quick
+# note:", "收到～").
+GREETING = (
+    r"^(?:hi|hey|hello|heya|dear|yo|howdy|greetings|good (?:morning|afternoon|evening|day)"
+    r"|morning|thanks|thank you|thx|ty|cheers|ok|okay|cool|nice|great|sure|so|also|btw|fyi"
+    r"|quick (?:note|one|question|update|thing))\b[\w\s!'-]{0,20}$",
+    r"^(?:你好|您好|嗨|哈喽|早|早上好|下午好|晚上好|谢谢|多谢|收到|好的|好|对了|另外|补充一下|顺便说一下)",
+)
+ZH_SUBORDINATE_FRAME = (
+    r"^(?:在|当|如果|要是|假如|假设|只有|只在|仅在|除了|以前|之前|从前|当年|那时|上学|上大学|读书|小时候)",
+    r"(?:时|时候|那会儿?|那阵子?|那时|那几年|期间|的话|之前|之后|以后|以前|上|里|中|才|只)$",
+    r"(?:说|讲|说过|讲过|认为|觉得|以为|承认|否认|同意|表示|是说|不是说|没说|没说过|可没说过)$",
+)
 # A line that opens a pasted or forwarded block: everything after it is someone else's text.
 EN_FORWARD_MARKER = (
     r"forwarded message|original message|begin forwarded message|forwarded from"
@@ -531,12 +576,32 @@ EN_PASTE_FRAME = (
 ZH_PASTE_FRAME = (
     r"以下|如下|下面是|转发|转自|转载|原文|聊天记录|群聊|摘录|摘自|引用|贴一下|粘贴|复制|文档里?(?:写|说)"
     r"|(?:说|讲|话|写道|写|回复|回答|问|表示|提到|告诉我|发来|留言)\s*$",
+    r"(?:面试|会议|访谈|采访|通话|电话|谈话)(?:记录|纪要|笔录|录音)|候选人|受访者|原话|逐字",
 )
+# A sentence announcing someone else's words: what follows it in the message is theirs, even
+# after a full stop ("Here's what the candidate said in the interview. I prefer …").
+EN_ANNOUNCE = (
+    r"\bhere(?:'s| is| are) (?:what|how) .{1,40}\b(?:said|says|wrote|writes|told|put it"
+    r"|answered|replied|asked|posted|sent)\b",
+    r"\b(?:copying|pasting|quoting|forwarding|relaying|passing on|reposting)\b.{0,40}"
+    r"\b(?:message|words|reply|answer|e-?mail|text|comment|note|post|dm|chat|statement|profile"
+    r"|bio|form)\b",
+    r"\bverbatim\b|\bword for word\b|\bin (?:his|her|their) (?:own )?words\b",
+    r"^(?:\w+ )?(?:transcript|minutes|excerpt|chat log|interview notes)\b",
+)
+ZH_ANNOUNCE = (
+    r"(?:以下|下面)是.{0,12}(?:说|写|的话|原话|回复|消息|留言|发言|记录)",
+    r"转述|照搬|原样|逐字|原话",
+    r"(?:面试|会议|访谈|采访|通话|电话|谈话)(?:记录|纪要|笔录|录音)(?:[:：—–-]|$)",
+)
+# "Name: Priya⏎Role: SRE": a "label: value" line; two of them make a pasted form or profile.
+FORM_LINE = r"^\s*[^\s:：]{1,20}(?:\s[^\s:：]{1,20}){0,2}\s*[:：]\s*\S"
 # "Bob: …", "[10:42] dave: …", "<mike> …", "张三：…": a chat-log line. A label that is a
 # remember-cue, a correction or a setting name is the owner's own heading instead.
 CHAT_LABEL = (
     r"^\s*(?:[-—–*•]+\s*)?(?:\[[^\]]{1,24}\]\s*)?(?:<([^<>]{1,32})>"
-    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2})(?:\s*\([^()]{1,24}\))?\s*[:：]"
+    r"|@?([A-Za-z][\w.'-]{0,30}(?:\s+[A-Za-z][\w.'-]{0,30}){0,2}(?:\s+\d{1,3})?)"
+    r"(?:\s*\([^()]{1,24}\))?\s*[:：]"
     r"|([\u4e00-\u9fff·]{1,8})\s*[:：])"
 )
 SELF_LABEL = (
@@ -560,12 +625,14 @@ LABEL_ATTRIBUTION = (
 # A project named in the sentence scopes the claim to that project (SPEC §5, issue 10).
 EN_PROJECT = (
     # "for" scopes wherever it stands; "in/on/across" only when it opens the sentence ("In the
-    # atlas repo I use yarn"), not as a place ("tickets live in the PLAT Jira project")
+    # atlas repo I use yarn"), not as a place ("tickets live in the PLAT Jira project"). An
+    # opening "In the billing service …" names a service too; "for the billing service" is
+    # what a team decision is about, so "for" takes only project words.
     r"\b(?:for|within|inside)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
     r"\b(?:for|within|inside)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
     r"|repository|codebase|monorepo)\b(?!s)",
     r"^(?:in|on|across)\s+(?:the\s+)?(?P<name>[\w.-]+(?:\s+[\w.-]+)?)\s+(?:project|repo"
-    r"|repository|codebase|monorepo)\b(?!s)",
+    r"|repository|codebase|monorepo|service|microservice|app|application|module)\b(?!s)",
     r"^(?:in|on|across)\s+(?:the\s+)?(?:project|repo|repository)\s+(?P<name>[\w.-]+)",
 )
 ZH_PROJECT = (
@@ -573,6 +640,9 @@ ZH_PROJECT = (
     # yarn", "atlas 项目里，…"), never "配置放在 dotfiles 仓库里"
     r"(?:^|[,，;；])\s*(?:在|对于|针对|关于|喺)?\s*(?P<name>[A-Za-z0-9][\w.-]*|[\u4e00-\u9fff]{1,6}?)"
     r"\s*(?:这个)?(?:项目|仓库|代码库|工程)(?:里|中|上|里面|当中|下|的话|嘅话)?",
+    # a service or module only after 在/对于 ("在计费服务里我们定了 pnpm"), never "我用手机应用记账"
+    r"(?:^|[,，;；])\s*(?:在|对于|针对|喺)\s*(?P<name>[A-Za-z0-9][\w.-]*|[\u4e00-\u9fff]{1,6}?)"
+    r"\s*(?:这个)?(?:服务|微服务|应用|模块)(?:里|中|上|里面|当中|下|的话|嘅话)",
 )
 # Words that make "project" general rather than one project: "for all my projects".
 PROJECT_GENERIC = (

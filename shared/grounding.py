@@ -180,6 +180,20 @@ _REJECTED_BEFORE = re.compile(
 )
 
 
+# "prefer vim to **emacs**": after a verb of preferring, "to" introduces the loser (unlike
+# "switch from X to Y"); looked for over the whole span before the mention.
+_PREFERRED_TO = re.compile(
+    r"\b(?:prefer(?:s|red|ring)?|favou?r(?:s|ed)?|rank(?:s|ed)?)\s+(?:\S+\s+){1,4}to\s+$"
+)
+
+
+def _rejected_at(folded_span: str, at: int) -> bool:
+    return bool(
+        _REJECTED_BEFORE.search(folded_span[max(0, at - 24) : at])
+        or _PREFERRED_TO.search(folded_span[max(0, at - 80) : at])
+    )
+
+
 def _only_rejected(forms: list[str], folded_span: str) -> bool:
     """Every mention of the value is the alternative the sentence turns down."""
     starts = [
@@ -188,9 +202,7 @@ def _only_rejected(forms: list[str], folded_span: str) -> bool:
         if fold(form)
         for m in form_pattern(fold(form)).finditer(folded_span)
     ]
-    return bool(starts) and all(
-        _REJECTED_BEFORE.search(folded_span[max(0, at - 24) : at]) for at in starts
-    )
+    return bool(starts) and all(_rejected_at(folded_span, at) for at in starts)
 
 
 def _alias_grounded(word: str, spec: KeySpec, folded_span: str) -> bool:

@@ -42,17 +42,17 @@ class Strict(BaseModel):
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$"
 VERSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}$"  # llm-<model>: models name a path
 _ID = re.compile(ID_PATTERN)
-_NAME_PUNCT = re.compile(r"[._:@/+-]")
+_NAME_JOINERS = re.compile(r"[-.:@_/+]")
 
 
 @lru_cache(maxsize=1024)  # tenant, subject, session ids and scope keys repeat turn after turn
 def _holds_secret(value: str, *, entropy_counts: bool) -> bool:
-    # A name's punctuation glues a number to a prefix ("ws-38520000023237"), which hides a
-    # card from the scanner's word boundaries: scan it with the punctuation as spaces too.
-    spaced = _NAME_PUNCT.sub(" ", value)
+    # A name glues its parts with - . : @ _ / +: "ws-38520000023237" hides a card number
+    # the detectors skip as part of a longer token, so each part is scanned on its own too.
+    parts = _NAME_JOINERS.sub(" ", value)
     return any(
         entropy_counts or f.kind is not SecretKind.HIGH_ENTROPY
-        for text in {value, spaced}
+        for text in dict.fromkeys((value, parts))
         for f in find_secrets(text)
     )
 

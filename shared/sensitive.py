@@ -197,6 +197,9 @@ _RELIGION = re.compile(
 _POLITICS = re.compile(
     _words(
         r"vot(?:e|ed|es|ing)\s+(?:for|against)",
+        # "I vote Green in every election": a party without "for"
+        r"vot(?:e|ed|es|ing)\s+(?:\w+\s+){1,2}(?:in|at)\s+(?:every|each|all|the|this|last|next)"
+        r"\s+(?:\w+\s+)?elections?",
         "democrats?",
         "republicans?",
         "tory",
@@ -218,8 +221,8 @@ _POLITICS = re.compile(
         "ballot",
         r"i(?:'m| am) (?:a |very |pretty )?(?:liberal|conservative|progressive)",
     )
-    + r"|党员|入党|共产党|民主党|共和党|国民党|民进党|投票给|投给|大选|总统选举|政治|政党"
-    r"|左派|右派",
+    + r"|党员|入党|共产党|民主党|共和党|国民党|民进党|投票给|投给|选举(?:时|中|里)?都投"
+    r"|大选|总统选举|政治|政党|左派|右派",
     re.IGNORECASE,
 )
 _SEXUALITY = re.compile(

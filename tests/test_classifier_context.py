@@ -259,6 +259,9 @@ def test_classify__a_note_about_the_world_is_general_knowledge(sentence: str) ->
         "Remember that starting today I use pnpm.",
         "记住，测试环境每周五重置。",
         "My phone number is 13912345678.",  # digits are not an HTTP 5xx
+        "Remember that my team sync is on floor 3.",  # the team's meeting, not its words
+        "My team standup is at 9:30.",
+        "Remember that my locker for project 72 is number 507.",  # a number, no HTTP 5xx
     ],
 )
 def test_classify__notes_about_the_owner_stay_durable(sentence: str) -> None:
@@ -304,3 +307,165 @@ def test_classify__a_5xx_number_is_an_incident_only_as_an_error(text: str, trans
     # a room, locker or ticket number in the 500s is a durable fact; "502 了" is an outage
     features = classify_span(text, 0, len(text))
     assert features.has(Feature.TRANSIENT) is transient
+
+
+# --------------------------------------------------------------------------- frames without a colon
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a denial or distancing frame cut from what it denies
+        "I never said\nI prefer tabs.",
+        "It's not true that\nI use emacs.",
+        "People think\nI like light mode.",
+        "我从来没说过\n我喜欢浅色主题。",
+        "别以为\n我用 emacs。",
+        # a past-time frame
+        "Back in my first job;\nI used svn for everything.",
+        "Years ago,\nI preferred tabs.",
+        "读研那会儿；\n我天天用 vim。",
+        "刚工作的时候\n我用 Windows。",
+        # a restriction frame
+        "On my work laptop only,\nI use zsh.",
+        "During demos;\nI switch to light mode.",
+        "只有在客户现场；\n我用浅色主题。",
+        "出差期间，\n我用 nano。",
+        # a closed fragment with no subject of its own
+        "Only during code review.\nI use split view.",
+    ],
+)
+def test_classify_span__an_incomplete_opening_line_governs_the_next(text: str) -> None:
+    assert classify_span(text, *_last_line(text)).not_durable
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi!\nI use dark mode.",
+        "Hi\nI use dark mode.",
+        "Hello;\nI prefer pnpm.",
+        "你好！\n我用 vim。",
+        "Note:\nI prefer yarn.",
+        "请记住：\n我喜欢深色模式。",
+        "I use vim;\nI prefer dark mode.",  # two claims, each standing on its own
+        "我用 vim；\n我喜欢深色模式。",
+        "I moved to Berlin in 2020.\nI use vim.",
+        # chat lines without a full stop stand on their own
+        "Hi there,\nI use light mode.",
+        "Quick note:\nI prefer pnpm.",
+        "nice, CI is green now ✅\nI prefer pnpm for all my monorepos.",
+        "收到～\n我一直用 pnpm 管理 monorepo。",
+        "会议刚开完，结论如下👇\n我一直用深色主题。",
+    ],
+)
+def test_classify_span__a_complete_or_empty_opening_line_governs_nothing(text: str) -> None:
+    features = classify_span(text, *_last_line(text))
+    assert features.explicit and not features.not_durable
+
+
+def test_classify__a_claim_before_a_semicolon_is_not_open() -> None:
+    assert not classify("I prefer bun for scripts;").not_durable
+    assert not classify("我一直用 pnpm；").not_durable
+    assert classify("Remember this deploy key —").has(F.OPEN_FRAME)
+
+
+# --------------------------------------------------------------------------- pasted without quotes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a labelled block: a form or profile paste
+        "Name: Lee Chen\nTeam: Platform\nI use emacs for everything.",
+        "姓名：王芳\n部门：运维\n我喜欢用 yarn。",
+        # a transcript
+        "Interview transcript\nSpeaker 1: I always use tabs.",
+        "PERSON 3: I prefer light mode.",
+        # an announcement of someone else's words, closed by a full stop or a dash
+        "Here is what my colleague wrote in the ticket. I prefer npm.",
+        "Quoting the customer's email word for word. I use light mode.",
+        "Pasting Tom's reply —\nI'd like answers in French.",
+        "以下是他的原话。我喜欢用 emacs。",
+        "会议记录：\n我一直用 pnpm。",
+        "采访记录——受访者：我偏好深色模式。",
+    ],
+)
+def test_classify_span__pasted_speech_without_quote_marks_is_reported(text: str) -> None:
+    start, end = _last_line(text)
+    if "。我" in text[start:] or ". I" in text[start:]:
+        start = max(text.rfind("。", 0, end - 1), text.rfind(". ", 0, end - 1)) + 1
+    assert classify_span(text, start, end).has(F.REPORTED)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Remember that I take the 7:45 train.",  # a time, not a speaker's number
+        "I prefer Python 3: it reads well.",
+        "我写周报用 Markdown。",
+    ],
+)
+def test_classify__numbers_and_times_are_no_speaker_labels(sentence: str) -> None:
+    assert not classify(sentence).has(F.REPORTED)
+
+
+# --------------------------------------------------------------------------- passing states
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Remember the queue is paused until the backfill completes.",
+        "Note that prod is currently read-only.",
+        "Remember that CPU on the API nodes spiked to 98%.",
+        "记一下，构建目前是红的。",
+        "记住，测试库现在只读。",
+        "帮我记着，网关现在延迟 3 秒，错误率 12%。",
+        "记一下：直到迁移完成为止，写入都关闭。",
+    ],
+)
+def test_classify__a_passing_system_state_is_excluded_when_asked(sentence: str) -> None:
+    features = classify(sentence)
+    assert features.has(F.TRANSIENT) and features.not_durable
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Remember that Go 1.22 was released in February 2024.",
+        "Remember that Rust 1.0 shipped in May 2015.",
+        "记住，Python 3.12 是 2023 年发布的。",
+    ],
+)
+def test_classify__a_release_fact_is_general_knowledge(sentence: str) -> None:
+    assert classify(sentence).has(F.GENERAL_FACT)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "我现在用 vim。",
+        "我目前用 pnpm。",
+        "I prefer vim until I find something better.",
+        "Remember that I use Python 3.13.",
+    ],
+)
+def test_classify__the_owners_current_habit_is_no_passing_state(sentence: str) -> None:
+    assert not classify(sentence).not_durable
+
+
+@pytest.mark.parametrize(
+    ("sentence", "project"),
+    [
+        ("In the billing service we use pnpm.", "billing"),
+        ("In the checkout app I prefer yarn.", "checkout"),
+        ("在计费服务里我们定了 pnpm。", "计费"),
+        ("我喜欢用手机应用记账。", None),
+        ("We decided to use PostgreSQL for the billing service.", None),  # what it is about
+    ],
+)
+def test_named_project__a_service_opening_the_sentence_scopes_it(
+    sentence: str, project: str | None
+) -> None:
+    assert named_project(sentence) == project

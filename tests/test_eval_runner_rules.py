@@ -173,8 +173,34 @@ def test_runner__a_refused_approval_is_recorded_not_a_case_error(sqlite_engine: 
     assert review["result"] == "refused" and review["reason"] != "nothing_pending"
 
 
-def test_runner__a_turn_the_models_refuse_errors_without_its_value(sqlite_engine: Engine) -> None:
+def test_runner__a_turn_the_models_refuse_is_recorded_without_its_value(
+    sqlite_engine: Engine,
+) -> None:
+    """SPEC §13 v1.1: the refused turn is not stored, the refusal names fields only, and the
+    later steps still run and are judged."""
     card = "4111 1111 1111 1111"
-    c = case("nul-001", [turn("m1", f"My card is {card}\x00.")], [])
-    [result] = run_cases([c], engine=sqlite_engine)
-    assert result.error == "ValidationError: text: control_character"
+    c = case(
+        "refused-turn-001",
+        [
+            turn("m1", f"My card is {card}\x00."),  # a NUL: the text is refused
+            turn("m2 ;DROP TABLE messages;--"),  # an id off the strict pattern
+            turn("m3"),
+        ],
+        [
+            {"message_id": "m1", "outcome": "no_commit"},
+            {"message_id": "m3", "outcome": "commit", "value_has": ["pnpm"]},
+        ],
+    )
+    result, final = run_one(sqlite_engine, c)
+    assert result.error is None and result.passed, [v.detail for v in result.verdicts]
+    assert [r["turn_step"] for r in final["refused_turns"]] == [0, 1]
+    assert final["refused_turns"][0]["fields"] == ["text: control_character"]
+    assert final["refused_turns"][1]["fields"] == ["message_id: string_pattern_mismatch"]
+    assert card not in json.dumps(final) and "DROP TABLE" not in json.dumps(final)
+
+
+def test_runner__a_case_without_refused_turns_keeps_its_snapshot_shape(
+    sqlite_engine: Engine,
+) -> None:
+    _, final = run_one(sqlite_engine, case("plain-001", [turn("m1")], []))
+    assert "refused_turns" not in final

@@ -128,6 +128,14 @@ def spec(key: str) -> KeySpec:
         ("preference.package_manager", "pnpm", "我从 npm 换成了 pnpm。", OK),
         ("preference.editor", "vim", "I moved from Vim to Emacs.", VALUE_NOT_GROUNDED),
         ("preference.editor", "emacs", "I moved from Vim to Emacs.", OK),
+        # "prefer X to Y": "to" after a verb of preferring names the loser
+        ("preference.editor", "emacs", "I prefer vim to emacs.", VALUE_NOT_GROUNDED),
+        ("preference.editor", "vim", "I prefer vim to emacs.", OK),
+        ("preference.package_manager", "npm", "I much prefer pnpm to npm.", VALUE_NOT_GROUNDED),
+        ("preference.package_manager", "yarn", "I use pnpm rather than yarn.", VALUE_NOT_GROUNDED),
+        ("preference.package_manager", "npm", "我用 pnpm 而不是 npm。", VALUE_NOT_GROUNDED),
+        ("preference.package_manager", "pnpm", "我用 pnpm 而不是 npm。", OK),
+        ("preference.editor", "emacs", "I switched from vim to emacs.", OK),  # no preferring verb
         # traditional Chinese evidence grounds a simplified value
         ("preference.note", "我习惯用繁体中文交流", "請記住，我習慣用繁體中文交流。", OK),
     ],

@@ -81,6 +81,8 @@ class CaseRun:
     # one entry per approve/reject step, numbered among them: what the review said
     reviews: list[dict[str, Any]] = field(default_factory=list)
     actions: list[action_steps.ActionStep] = field(default_factory=list)
+    # turns the models refused (ids off the strict pattern …): field names only, no value
+    refused_turns: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tenants(self) -> list[str]:
@@ -145,7 +147,15 @@ def _collect_labels(case: dict[str, Any], result: CaseResult) -> None:
 
 def _apply(run: CaseRun, step: dict[str, Any]) -> None:
     if "turn" in step:
-        turn = Turn.model_validate(turn_for(run.case, step, run.ns))
+        try:
+            turn = Turn.model_validate(turn_for(run.case, step, run.ns))
+        except ValidationError as exc:
+            # SPEC §13 v1.1: a step that cannot apply is a result, not a case error. The turn
+            # is not stored; the expectations judge what the refusal leaves.
+            run.refused_turns.append(
+                {"turn_step": len(run.refused_turns), "fields": safe_error_fields(exc)}
+            )
+            return
         run.turns.append(turn)
         ingest_turns([turn], engine=run.engine, extract=run.extract)
     elif "proposal" in step:
@@ -274,7 +284,7 @@ def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str
     proposals += [
         _stored_entry(run, p, None) for p in state.proposals if p.proposal_id not in from_steps
     ]
-    return {
+    snapshot: dict[str, Any] = {
         "case_id": run.case["id"],
         "checkpoint": checkpoint,
         "memories": [m.as_json() for m in state.memories],
@@ -283,6 +293,9 @@ def _snapshot(run: CaseRun, state: CaseState, checkpoint: int | str) -> dict[str
         "recall": state.recall,
         "actions": action_steps.snapshot_actions(run.engine, run.ns, run.case, run.actions),
     }
+    if run.refused_turns:  # only when one was refused: older snapshots keep their shape
+        snapshot["refused_turns"] = list(run.refused_turns)
+    return snapshot
 
 
 def _stored_entry(run: CaseRun, p: ProposalView, step: int | None) -> dict[str, Any]:
