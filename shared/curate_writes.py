@@ -1,31 +1,28 @@
 """Every memory write of curate's publish and rollback, behind three functions.
 
-SPEC §8.1 wants one owner of memory state (commit, retire, …) that the gate, review,
-revalidation, forget and curate all call. Until that module is merged here, these write
-the same row shapes as ``services/gate/commit.py`` + ``services/gate/batch.py`` (commit)
-and ``services/revalidation/store.py`` (take out of recall), which curate may not import.
-Re-point them at the state owner (``lock_memories``/``commit_versions``/
-``take_out_of_recall``) and nothing else in curate changes.
-
-Set-based: one statement per table for a whole switch, because a tenant-wide publish
-holds recall blocked while it writes. Callers own the transaction and lock first.
+Commits go through the one owner of memory state (``shared.memory_state``, SPEC §8.1), as
+the gate's, review's and revalidation's do. Retiring stays set-based here (one statement
+per table for a whole switch, because a tenant-wide publish holds recall blocked while it
+writes); it only ever moves COMMITTED versions to SUPERSEDED and cancels the actions that
+read them, like ``memory_state.take_out_of_recall``. Callers own the transaction and lock
+first.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memwarden.shared.db import dumps, in_list, insert_ignore, pairs_in
+from memwarden.shared import memory_state
+from memwarden.shared.action_repair import cancel_actions_using
+from memwarden.shared.db import in_list, insert_ignore, pairs_in
 from memwarden.shared.models import MemoryStatus, ProposalState, Topic
 from memwarden.shared.outbox import emit_many
 from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
-    memory_evidence,
     memory_versions,
     proposals,
 )
@@ -89,115 +86,38 @@ def lock_facts(
 def commit_new_versions(
     conn: Connection, items: list[CuratedVersion], now: datetime
 ) -> list[tuple[str, int]]:
-    """Append committed versions on locked fact keys, retire the versions they replace
-    (only if still COMMITTED), link every evidence message, move the projection, emit
-    ``memory.committed``. Returns ``(memory_id, version)`` of each."""
+    """Commit curated versions through the one owner of memory state (compare-and-set,
+    retire the replaced version only if still COMMITTED, projection, ``memory.committed``,
+    actions that read a replaced version cancelled), then link every further evidence
+    message. Returns ``(memory_id, version)`` of each."""
     if not items:
         return []
-    # Compare-and-set even under the lock: a second guard that history is never overwritten.
-    moved = conn.execute(
-        update(fact_keys)
-        .where(
-            fact_keys.c.id == bindparam("b_id"), fact_keys.c.current_version == bindparam("b_old")
-        )
-        .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now")),
-        [
-            {"b_id": i.fact_row["id"], "b_old": i.version - 1, "b_new": i.version, "b_now": now}
-            for i in items
-        ],
-    ).rowcount
-    if moved != len(items):
-        raise CompareAndSetFailed(f"{len(items) - moved} fact keys moved under lock")
-    replaced = [i for i in items if i.version > 1]
-    if replaced:
-        conn.execute(
-            update(memory_versions)
-            .where(
-                memory_versions.c.memory_id == bindparam("b_mid"),
-                memory_versions.c.version == bindparam("b_ver"),
-                memory_versions.c.status == MemoryStatus.COMMITTED,
+    commits = []
+    for i in items:
+        first_message, first_revision = sorted(set(i.evidence))[0]
+        commits.append(
+            memory_state.NewVersion(
+                fact_row=i.fact_row,
+                value=i.value,
+                proposal_id=i.formation_id,  # a reviewed plan stands in for a proposal
+                message_id=first_message,
+                message_revision=first_revision,
+                auto=False,
+                valid_from=i.valid_from,
+                expires_at=i.expires_at,
+                supersedes=i.version - 1 if i.version > 1 else None,
+                derived_from=tuple(sorted(i.derived_from)),
             )
-            .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to")),
-            [
-                {"b_mid": i.memory_id, "b_ver": i.version - 1, "b_to": i.valid_from}
-                for i in replaced
-            ],
         )
-        _proposals_superseded(
-            conn,
-            replaced[0].fact_row["tenant_id"],
-            [(i.memory_id, i.version - 1) for i in replaced],
-        )
-    conn.execute(
-        memory_versions.insert(),
-        [
-            {
-                "memory_id": i.memory_id,
-                "version": i.version,
-                **{k: i.fact_row[k] for k in FACT_KEY_COLUMNS},
-                "value_json": dumps(i.value),
-                "status": MemoryStatus.COMMITTED,
-                "status_reason": None,
-                "proposal_id": i.formation_id,
-                "auto": False,
-                "supersedes": i.version - 1 if i.version > 1 else None,
-                "derived_from": json.dumps(sorted(i.derived_from)),
-                "valid_from": i.valid_from,
-                "valid_to": None,
-                "recorded_at": now,
-                "expired_at": None,
-                "expires_at": i.expires_at,
-            }
-            for i in items
-        ],
-    )
-    # ON CONFLICT DO NOTHING: the same message twice is one support
-    insert_ignore(
-        conn,
-        memory_evidence,
-        [
-            {
-                "memory_id": i.memory_id,
-                "version": i.version,
-                "tenant_id": i.fact_row["tenant_id"],
-                "message_id": message_id,
-                "revision": revision,
-            }
-            for i in items
-            for message_id, revision in sorted(set(i.evidence))
-        ],
-        ["memory_id", "version", "message_id", "revision"],
-    )
-    ids = [i.memory_id for i in items]
-    conn.execute(delete(current_memories).where(in_list(conn, current_memories.c.memory_id, ids)))
-    conn.execute(
-        current_memories.insert(),
-        [
-            {
-                "memory_id": i.memory_id,
-                "version": i.version,
-                **{k: i.fact_row[k] for k in FACT_KEY_COLUMNS},
-                "value_json": dumps(i.value),
-                "expires_at": i.expires_at,
-                "updated_at": now,
-            }
-            for i in items
-        ],
-    )
-    emit_many(
+    memory_state.commit_versions(conn, commits, now)
+    memory_state.add_evidence(
         conn,
         [
-            (
-                Topic.MEMORY_COMMITTED,
-                f"{i.memory_id}:{i.version}",
-                i.fact_row["tenant_id"],
-                {
-                    "memory_id": i.memory_id,
-                    "version": i.version,
-                    "subject_id": i.fact_row["subject_id"],
-                },
+            memory_state.evidence_row(
+                i.memory_id, i.version, i.fact_row["tenant_id"], message_id, revision
             )
             for i in items
+            for message_id, revision in sorted(set(i.evidence))[1:]
         ],
     )
     return [(i.memory_id, i.version) for i in items]
@@ -241,6 +161,8 @@ def retire_versions(
         params,
     )
     _proposals_superseded(conn, tenant_id, live)
+    # retraction is repair: an action that read a retired version is cancelled or repaired
+    cancel_actions_using(conn, tenant_id, live, now, "curate_retired")
     conn.execute(
         delete(current_memories).where(
             current_memories.c.memory_id == bindparam("b_mid"),

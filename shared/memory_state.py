@@ -32,8 +32,9 @@ from memwarden.shared.schema import (
 )
 from sqlalchemy import Connection, bindparam, delete, select, update
 
-# statuses a version may leave; anything else is final
-LIVE = (MemoryStatus.COMMITTED,)
+# the one status a version may leave; anything else is final. A plain equality, not IN:
+# an IN list is an expanding parameter, which executemany (a batch of retirements) refuses.
+LIVE = MemoryStatus.COMMITTED
 
 
 class CompareAndSetFailed(RuntimeError):
@@ -163,7 +164,7 @@ def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) ->
             .where(
                 memory_versions.c.memory_id == bindparam("b_mid"),
                 memory_versions.c.version == bindparam("b_ver"),
-                memory_versions.c.status.in_(LIVE),
+                memory_versions.c.status == LIVE,
             )
             .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to")),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes, "b_to": i.valid_from} for i in replaced],
@@ -248,7 +249,7 @@ def take_out_of_recall(
         .where(
             memory_versions.c.memory_id == memory_id,
             memory_versions.c.version == version,
-            memory_versions.c.status.in_(LIVE),
+            memory_versions.c.status == LIVE,
         )
         .values(status=status, status_reason=reason, expired_at=now)
     ).rowcount
@@ -280,7 +281,7 @@ def take_out_of_recall(
     for derived in conn.execute(
         select(memory_versions.c.memory_id, memory_versions.c.version).where(
             memory_versions.c.tenant_id == tenant_id,
-            memory_versions.c.status.in_(LIVE),
+            memory_versions.c.status == LIVE,
             memory_versions.c.derived_from.contains(f'"{memory_id}:{version}"'),
         )
     ).all():
