@@ -29,10 +29,6 @@ from memwarden.shared.schema import (
 from sqlalchemy import Connection, bindparam, delete, select, update
 
 
-class CompareAndSetFailed(RuntimeError):
-    """A fact key moved although we held its lock: a bug, never a user error."""
-
-
 @dataclass(frozen=True)
 class CuratedVersion:
     """One version to commit on a locked fact key (``fact_row`` from :func:`lock_facts`)."""
