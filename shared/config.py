@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     action_registry_extra: Path | None = Field(
         default=None, description="a tenant's action registry extension (JSON, actions.json shape)"
     )
+    tenant_registry: Path | None = Field(
+        default=None,
+        description="tenants' own registry keys: a directory of <tenant_id>.json files, or one file",
+    )
     extractor: str = Field(default="rules", description="extractor stage: rules | llm")
     # The LLM extractor has no default endpoint: message text must never go to a remote
     # model that nobody configured on purpose.

@@ -30,6 +30,7 @@ import re
 import unicodedata
 
 from memwarden.shared.classifier import Feature, classify
+from memwarden.shared.event_dates import parse_dated, when_in, without
 from memwarden.shared.registry import KeySpec, fold
 from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates
 from memwarden.shared.textfold import to_simplified
@@ -299,6 +300,10 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return RELATIVE_TIME_UNNORMALISED
     folded_span = _fold(span)
     kind = spec.value.get("type")
+    if kind == "language":
+        return _language_ungrounded(value, span, spec, folded_span)
+    if kind == "dated_text":
+        return _dated_ungrounded(value, span, spec, anchor)
     if kind in ("enum", "timezone"):
         grounded = (
             _any_form(spec.surface_forms(value), folded_span)
@@ -321,5 +326,38 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
     if not _negation_kept(value, span):
         return NEGATION_DROPPED
     if dropped_qualifier(value, span, free_text=True):
+        return QUALIFIER_DROPPED
+    return None
+
+
+def _language_ungrounded(value: str, span: str, spec: KeySpec, folded_span: str) -> str | None:
+    """The value's BCP 47 tag is what the sentence names, in any surface form; the longest
+    name wins, so "British English" grounds en-GB and never en, and "English" never en-GB."""
+    table = spec.languages
+    tag = table.resolve(value) if table is not None else None
+    if table is None or tag is None:
+        return VALUE_NOT_GROUNDED
+    starts = table.tags_mentioned(folded_span, extra_tag=tag).get(tag)
+    if not starts or all(_rejected_at(folded_span, at) for at in starts):
+        return VALUE_NOT_GROUNDED  # "in English, not French" grounds en, never fr
+    return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+
+
+def _dated_ungrounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> str | None:
+    """A dated value: its date and time are stated in the sentence (literally, as a resolved
+    relative word, or written out), and what happens is grounded like free text in the
+    sentence without those date and time words."""
+    parsed = parse_dated(value)
+    if parsed is None:
+        return VALUE_NOT_GROUNDED
+    when = when_in(span, anchor)
+    if parsed.date not in when.dates or (parsed.time is not None and parsed.time not in when.times):
+        return VALUE_NOT_GROUNDED
+    rest = without(span, when.intervals)
+    if not _text_grounded(parsed.what, rest, spec, anchor):
+        return VALUE_NOT_GROUNDED
+    if not _negation_kept(parsed.what, span):
+        return NEGATION_DROPPED
+    if dropped_qualifier(parsed.what, rest, free_text=True):
         return QUALIFIER_DROPPED
     return None

@@ -278,6 +278,8 @@ class Receipt(Strict):
     memory_id: str | None = None
     memory_version: int | None = None
     policy_version: str
+    # the key registry the decision was made under (built-in, plus a tenant file's hash)
+    registry_version: str | None = None
     decided_at: datetime
     side_effects: dict[str, Any]
 

@@ -277,7 +277,11 @@ def decide_wave(
         msg = reads.messages.get((v.p.tenant_id, v.p.evidence.message_id))
         review_all = reads.profiles.get(v.p.tenant_id, ctx.default_profile) == "review_all"
         a = assess(
-            v.p, msg, ctx.registry, review_all=review_all, suppressed=_is_suppressed(v, msg, reads)
+            v.p,
+            msg,
+            ctx.registry_for(v.p.tenant_id),
+            review_all=review_all,
+            suppressed=_is_suppressed(v, msg, reads),
         )
         derived = resolve_derived_from(v, reads)
         if derived is None:
@@ -365,6 +369,7 @@ class _Writes:
             memory_id=mem_ref[0] if mem_ref else None,
             memory_version=mem_ref[1] if mem_ref else None,
             policy_version=ctx.policy_version,
+            registry_version=ctx.registry_for(p.tenant_id).version,
             decided_at=ctx.now,
             side_effects={
                 "proposal_recorded": True,
@@ -399,6 +404,8 @@ class _Writes:
         return receipt
 
     def _commit(self, v: Verified, msg: StoredMessage, fact_row: dict[str, Any]) -> tuple[str, int]:
+        spec = self.ctx.registry_for(v.p.tenant_id).get(v.p.kind.value, v.p.normalized_key)
+        expires_at = spec.expires_at(v.p.value, v.p.expires_at, msg.created_at) if spec else None
         item = NewVersion(
             fact_row=fact_row,
             value=v.p.value,
@@ -407,7 +414,7 @@ class _Writes:
             message_revision=msg.revision,
             auto=True,
             valid_from=msg.created_at,
-            expires_at=v.p.expires_at,
+            expires_at=expires_at,
             derived_from=tuple(self.derived.get(v.index, [])),
         )
         self.commits.append(item)

@@ -151,4 +151,4 @@ def _verify(
         expires_at=p.expires_at,
         evidence_hash=p.evidence.sha256,
     )
-    return verified(index, p, ph, ctx.registry)
+    return verified(index, p, ph, ctx.registry_for(p.tenant_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from memwarden.services.gate.commit import receipt_body
@@ -17,6 +18,7 @@ from memwarden.shared.db import dumps, insert_ignore, utcnow
 from memwarden.shared.models import Decision, MemoryProposal, ProposalState, Receipt, is_safe_id
 from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.schema import receipts, rejected_submissions
+from memwarden.shared.tenant_registry import registry_for
 from sqlalchemy import Connection, select
 
 log = logging.getLogger("memwarden.gate")
@@ -40,6 +42,11 @@ class GateContext:
     now: datetime = field(default_factory=utcnow)
     # the authenticated submitter; None means the built-in extractor stage
     proposed_by: str | None = None
+    tenant_registry: Path | None = field(default_factory=lambda: get_settings().tenant_registry)
+
+    def registry_for(self, tenant_id: str) -> Registry:
+        """The built-in registry plus the tenant's own keys, if it has a file."""
+        return registry_for(self.registry, tenant_id, self.tenant_registry)
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,7 @@ def refuse(
         reasons=reasons,
         checks_passed=[],
         policy_version=ctx.policy_version,
+        registry_version=ctx.registry.version,
         decided_at=ctx.now,
         side_effects={
             "proposal_recorded": False,

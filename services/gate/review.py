@@ -16,11 +16,13 @@ from memwarden.services.gate import store
 from memwarden.shared import memory_state, provenance
 from memwarden.shared.auth import Principal, Scope, authorize
 from memwarden.shared.canonical import claim_key, memory_id_for, payload_hash
+from memwarden.shared.config import get_settings
 from memwarden.shared.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
 from memwarden.shared.memory_state import NewVersion
 from memwarden.shared.models import MessageStatus, ProposalState
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import approvals, current_memories, proposals
+from memwarden.shared.tenant_registry import registry_for
 from sqlalchemy import Connection, Engine, select
 
 
@@ -135,7 +137,8 @@ def approve(
                 )
                 uow.commit()
             raise ReviewRefused(refusal)
-        spec = default_registry().get(row.kind, row.normalized_key)
+        registry = registry_for(default_registry(), tenant_id, get_settings().tenant_registry)
+        spec = registry.get(row.kind, row.normalized_key)
         key = {
             "tenant_id": row.tenant_id,
             "subject_id": row.subject_id,
