@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     )
     tenant_registry: Path | None = Field(
         default=None,
-        description="tenants' own registry keys: a directory of <tenant_id>.json files, or one file",
+        description="tenants' own registry keys: a directory of <tenant_id>.json, or one file",
     )
     extractor: str = Field(default="rules", description="extractor stage: rules | llm")
     # The LLM extractor has no default endpoint: message text must never go to a remote

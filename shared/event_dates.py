@@ -76,13 +76,23 @@ _EN_MONTHS = {
 }
 _MONTH = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
 _ZH_NUM = r"[0-9零〇一二两三四五六七八九十]+"
+_DAY_NUM = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:,?\s+(?P<y>\d{4}))?"
 _WRITTEN_DATES = (
     # "March 6", "Mar 6th, 2026"
-    re.compile(rf"\b(?P<mon>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y>\d{{4}}))?\b", re.I),
+    re.compile(
+        rf"\b(?P<mon>{_MONTH})\.?\s+{_DAY_NUM}{_YEAR_AFTER}\b",
+        re.I,
+    ),
     # "6 March", "6th of March 2026"
-    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}}))?", re.I),
+    re.compile(
+        rf"\b{_DAY_NUM}\s+(?:of\s+)?(?P<mon>{_MONTH})\b\.?{_YEAR_AFTER}",
+        re.I,
+    ),
     # "2026年3月6日", "3月6号"
-    re.compile(rf"(?:(?P<y>\d{{4}})\s*年\s*)?(?P<mon>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*[日号號]"),
+    re.compile(
+        rf"(?:(?P<y>\d{{4}})\s*年\s*)?(?P<mon>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*[日号號]"
+    ),
     re.compile(r"\b(?P<y>\d{4})[/.](?P<mon>\d{1,2})[/.](?P<day>\d{1,2})\b"),
 )
 _EN_TIME = re.compile(
@@ -165,7 +175,7 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
         if rel.granularity.value == "day":
             dates.add(rel.date)
         intervals.append((rel.start, rel.end))
-    for m in re.finditer(r"\b(\d{4}-\d{2}-\d{2})\b", span):
+    for m in re.finditer(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", span):
         try:
             dates.add(dt.date.fromisoformat(m[1]))
         except ValueError:

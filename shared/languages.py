@@ -22,7 +22,6 @@ from functools import lru_cache
 
 import langcodes
 from langcodes import Language
-
 from memwarden.shared.textfold import to_simplified
 
 _TAG_HEAD = re.compile(r"^([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)(?:\s|$)")
@@ -95,7 +94,9 @@ class LanguageTable:
         listed = self.forms.get(self.value_of(tag))
         return listed if listed is not None else _forms(tag, self.variants, (), self.excluded)
 
-    def tags_mentioned(self, folded_span: str, extra_tag: str | None = None) -> dict[str, list[int]]:
+    def tags_mentioned(
+        self, folded_span: str, extra_tag: str | None = None
+    ) -> dict[str, list[int]]:
         """Tags named in ``folded_span`` -> start offsets, longest form first and never
         overlapping, so "british english" names en-GB and not also en."""
         candidates = dict(self.form_to_tag)
@@ -158,7 +159,8 @@ def _forms(
 ) -> list[str]:
     lang = Language.get(tag)
     en, zh = display_names(tag, variants)
-    names = [en, zh, *_zh_alternates(zh), *aliases]
+    extra = variants[tag].aliases if tag in variants else ()
+    names = [en, zh, *_zh_alternates(zh), *extra, *aliases]
     names += [lang.display_name("en"), lang.display_name("zh"), lang.display_name("zh-Hant")]
     names += [lang.autonym()]
     if "-" in tag:

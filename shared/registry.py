@@ -82,6 +82,11 @@ class KeySpec:
         forms.update(fold(a) for a in self.aliases.get(canonical_value, []))
         return sorted(forms, key=len, reverse=True)
 
+    @property
+    def dated(self) -> bool:
+        """The value opens with the date it is about (``dated_text``)."""
+        return self.value["type"] == "dated_text"
+
     def expires_at(
         self, value: Any, proposed: dt.datetime | None, written_at: dt.datetime
     ) -> dt.datetime | None:
@@ -89,7 +94,7 @@ class KeySpec:
         from its date (the end of the event's day in the writer's offset, plus the key's
         grace), whatever the proposal claimed; any other key keeps the proposal's expiry
         (the extractor applies ``default_expiry_days``)."""
-        if self.value["type"] == "dated_text" and isinstance(value, str):
+        if self.dated and isinstance(value, str):
             grace = dt.timedelta(hours=int(self.value.get("grace_hours", 24)))
             computed = event_expiry(value, written_at, grace)
             if computed is not None:
@@ -145,7 +150,9 @@ def _language_table(value: dict[str, Any]) -> LanguageTable:
         tag: Variant(v["en"], v["zh"], tuple(v.get("aliases", ())))
         for tag, v in value.get("variants", {}).items()
     }
-    return build_table(value["tags"], variants, value.get("aliases", {}), value.get("not_forms", ()))
+    return build_table(
+        value["tags"], variants, value.get("aliases", {}), value.get("not_forms", ())
+    )
 
 
 def spec_of(entry: KeyEntry) -> KeySpec:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
 from memwarden.shared.models import MemoryKind, ScopeKind
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 KEY_NAME = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")
 LANGS = Literal["en", "zh"]
@@ -120,9 +119,7 @@ class TenantRegistryFile(RegistryFile):
     def _namespaced(self) -> TenantRegistryFile:
         for key in self.keys:
             if not TENANT_KEY.match(key.normalized_key):
-                raise ValueError(
-                    f"tenant key {key.normalized_key} must be named <kind>.x_<name>"
-                )
+                raise ValueError(f"tenant key {key.normalized_key} must be named <kind>.x_<name>")
             if key.value.type == "language":
                 raise ValueError(f"{key.normalized_key}: a tenant key cannot be a language key")
         return self

@@ -18,10 +18,9 @@ import json
 import logging
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from memwarden.shared.registry import Registry, file_digest, spec_of
 from memwarden.shared.registry_file import TenantRegistryFile
+from pydantic import ValidationError
 
 log = logging.getLogger("memwarden.registry")
 

@@ -65,8 +65,8 @@ PROPOSED = [
     ("我写代码一直用 Vim。", [("preference.editor", "vim")]),
     ("Actually, my editor is Emacs.", [("preference.editor", "emacs")]),
     ("Vim is my editor of choice.", [("preference.editor", "vim")]),
-    ("以后都用中文回复我。", [("preference.language", "中文")]),
-    ("Always reply in English.", [("preference.language", "English")]),
+    ("以后都用中文回复我。", [("preference.language", "zh Chinese 中文")]),
+    ("Always reply in English.", [("preference.language", "en English 英语")]),
     (
         "请记住，我喜欢简洁直接的回答。",
         [("preference.communication_style", "我喜欢简洁直接的回答")],

@@ -172,7 +172,7 @@ def test_replay__a_few_thousand_turns_in_two_languages(
         c["count"] for c in report["commits"].values()
     )
     after = state(store, tenant)
-    assert {json.loads(m[3]) for m in after["memories"]} >= {"pnpm", "dark", "中文"}
+    assert {json.loads(m[3]) for m in after["memories"]} >= {"pnpm", "dark", "zh Chinese 中文"}
     assert after["indexed"] == len(after["memories"])  # embedded: the vector sink ran
 
 

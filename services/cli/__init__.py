@@ -36,6 +36,7 @@ from memwarden.services.cli.pipeline_cmds import (
     cmd_worker,
 )
 from memwarden.services.cli.principal_cmds import add_principal_commands
+from memwarden.services.cli.registry_cmds import add_registry_commands
 from memwarden.services.cli.replay_cmds import add_replay_parser
 from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
 from memwarden.shared.config import get_settings
@@ -214,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_deadletter_commands(sub)
     add_action_commands(sub)
     add_curate_commands(sub)
+    add_registry_commands(sub)
     _describe_subcommands(parser)
     return parser
 

@@ -32,6 +32,9 @@ from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
 # "expiry within the session" (SPEC §5 matrix, not-durable row).
 SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
 SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
+# A dated event is a plan by nature ("the review is on Friday"): kept when the owner asked
+# to remember it (issue 15), never when merely mentioned.
+EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN})
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # "Remember that our CI uses yarn" is not the owner's preference: a single-valued
 # preference or profile fact needs the owner in the sentence. Instructions about how to talk
@@ -243,13 +246,19 @@ def _check_durability(
     # a session task fact may be one-time or passing ("use npm this time"), never someone
     # else's words, a question, a hypothesis or sarcasm
     session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
+    spec = registry.get(p.kind.value, p.normalized_key)
+    event_ok = (
+        spec is not None
+        and spec.dated
+        and features.has(Feature.EXPLICIT_INSTRUCTION)
+        and not (features.features & NOT_DURABLE - EVENT_TOLERATED)
+    )
     if features.not_durable or general_note:
-        if not session_ok or general_note:
+        if not (session_ok or event_ok) or general_note:
             a.not_durable.append("not_durable")
             a.not_durable.extend(a.features)
             return
-        a.passed("session_task_fact")
-    spec = registry.get(p.kind.value, p.normalized_key)
+        a.passed("session_task_fact" if session_ok else "event_asked_to_remember")
     if spec is not None and spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
         a.reject.append("note_requires_explicit_instruction")
         return
