@@ -45,6 +45,10 @@ class KeySpec:
     prohibited_actions: tuple[str, ...]
     explicit_only: bool = False
     multi_valued: bool = False  # each distinct claim is its own fact (free-text notes)
+    # What the key holds and the words people use for the key itself, per language ("en",
+    # "zh"): recall matches a query against them (recall by meaning).
+    description: dict[str, str] = field(default_factory=dict)
+    key_aliases: dict[str, list[str]] = field(default_factory=dict)
     _alias_index: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def canonical(self, raw: str) -> str | None:
@@ -103,6 +107,10 @@ def _spec(raw: dict[str, Any]) -> KeySpec:
         prohibited_actions=tuple(raw["prohibited_actions"]),
         explicit_only=bool(raw.get("explicit_only", False)),
         multi_valued=bool(raw.get("multi_valued", False)),
+        description={lang: str(text) for lang, text in raw.get("description", {}).items()},
+        key_aliases={
+            lang: [str(a) for a in words] for lang, words in raw.get("key_aliases", {}).items()
+        },
         _alias_index=index,
     )
 
