@@ -35,7 +35,17 @@ class Embedder(Protocol):
 
 
 class EmbeddingError(Exception):
-    """An embedder could not embed (the message is one line, with no text from either side)."""
+    """An embedder could not embed (the message is one line, with no text from either side).
+    As such it is permanent (a wrong dimension, a malformed answer): retrying will not help."""
+
+
+class EmbedderNotConfigured(ValueError):
+    """``MEMWARDEN_EMBEDDER=openai`` without a base URL or a model."""
+
+
+class EmbeddingUnavailable(EmbeddingError, ConnectionError):
+    """A failure that may pass (timeout, unreachable, HTTP 429/5xx). A ConnectionError, so
+    consumers (shared.retry) retry the batch and the outbox redelivers it."""
 
 
 def features(text: str) -> list[str]:

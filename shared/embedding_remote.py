@@ -18,7 +18,11 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 from memwarden.shared.config import Settings
-from memwarden.shared.embedding import EmbeddingError
+from memwarden.shared.embedding import (
+    EmbedderNotConfigured,
+    EmbeddingError,
+    EmbeddingUnavailable,
+)
 
 MAX_RESPONSE_BYTES = 64 << 20  # 2048 texts x 3072 floats as JSON fit well under this
 NAME_LIMIT = 60  # vector_index.embedder
@@ -49,7 +53,7 @@ class OpenAIEmbedder:
         http: httpx.Client | None = None,
     ) -> None:
         if not base_url or not model:
-            raise ValueError(
+            raise EmbedderNotConfigured(
                 "the openai embedder needs MEMWARDEN_EMBEDDING_BASE_URL and "
                 "MEMWARDEN_EMBEDDING_MODEL"
             )
@@ -127,17 +131,19 @@ class OpenAIEmbedder:
                 timeout=self.timeout_seconds,
             ) as resp:
                 if resp.status_code != httpx.codes.OK:
-                    raise EmbeddingError(f"http_error {resp.status_code}")
+                    passing = resp.status_code == 429 or resp.status_code >= 500
+                    failure = EmbeddingUnavailable if passing else EmbeddingError
+                    raise failure(f"http_error {resp.status_code}")
                 for chunk in resp.iter_bytes():
                     size += len(chunk)
                     if size > MAX_RESPONSE_BYTES:
                         raise EmbeddingError("response_too_large")
                     if time.monotonic() > deadline:
-                        raise EmbeddingError("timeout")
+                        raise EmbeddingUnavailable("timeout")
                     chunks.append(chunk)
         except httpx.TimeoutException:
-            raise EmbeddingError("timeout") from None
+            raise EmbeddingUnavailable("timeout") from None
         except httpx.HTTPError:
             # httpx errors can name the request; the cause is dropped so nothing echoes it.
-            raise EmbeddingError("unreachable") from None
+            raise EmbeddingUnavailable("unreachable") from None
         return b"".join(chunks)
