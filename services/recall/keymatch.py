@@ -11,7 +11,7 @@ each key gets a vocabulary from its name, its description and its bilingual key 
     phrase(key)  = 1 when a whole key alias occurs in the query, else 0
     key_match    = (1 - PHRASE_SHARE) * lexical + PHRASE_SHARE * phrase      in [0, 1]
 
-Terms are folded Latin words (a plural "s" dropped) and CJK character bigrams (a lone CJK
+Terms are folded Latin words (a plural "s", "-ing" and "-ed" dropped) and CJK character bigrams (a lone CJK
 character stays itself); function words of either language are not terms. Terms that no key
 knows ("Redis", "缓存") do not dilute the score: they are the value's business.
 """
@@ -49,10 +49,14 @@ def fold(text: str) -> str:
 
 
 def _stem(word: str) -> str:
+    """A crude suffix strip, the same on both sides ("formatted", "formatting" -> "formatt")."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
     return word
 
 

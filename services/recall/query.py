@@ -91,9 +91,12 @@ def recall(
     purpose: str | None = None,
     engine: Engine | None = None,
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> list[Recalled]:
     """The recallable memories of one subject, best first (see the module docstring); a
-    :class:`ProtectedEmpty` while a curate publish switches the subject's memories."""
+    :class:`ProtectedEmpty` while a curate publish switches the subject's memories.
+    ``embedder`` defaults to the configured one; raises ``ranking.EmbedderMismatch`` when
+    a remote embedder is configured over an index another embedder built."""
     now = now or utcnow()
     supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
     stmt = (
@@ -131,7 +134,7 @@ def recall(
             return ProtectedEmpty(CURATE_PUBLISHING)
         if not rows and (reason := block_reason(uow.conn, tenant_id, subject_id)):
             return ProtectedEmpty(reason)
-        ranked = rank_rows(rows, query, k)
+        ranked = rank_rows(rows, query, k, embedder)
         pointers = _evidence(uow.conn, tenant_id, [(r.memory_id, r.version) for r in ranked])
     return [
         replace(r, evidence_message_ids=pointers.get((r.memory_id, r.version), ())) for r in ranked

@@ -38,7 +38,11 @@ def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dic
 
 
 def reindex(
-    tenant_id: str | None = None, *, batch: int = 500, engine: Engine | None = None
+    tenant_id: str | None = None,
+    *,
+    batch: int = 500,
+    engine: Engine | None = None,
+    embedder: Embedder | None = None,
 ) -> dict[str, int]:
     """Bring every vector row (of one tenant, or all) to the configured embedder: after
     ``MEMWARDEN_EMBEDDER`` or the model or dimension changed. One transaction per batch of
@@ -51,7 +55,7 @@ def reindex(
             if tenant_id is not None:
                 stmt = stmt.where(table.c.tenant_id == tenant_id)
             ids.update(uow.conn.execute(stmt).scalars())
-    embedder = current_embedder()
+    embedder = embedder or current_embedder()
     totals = {"indexed": 0, "dropped": 0, "unchanged": 0}
     ordered = sorted(ids)
     for start in range(0, len(ordered), batch):
