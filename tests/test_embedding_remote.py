@@ -132,8 +132,9 @@ def test_recall__a_remote_embedder_over_another_embedders_index_refuses_until_re
 def test_recall__a_failing_remote_embedder_still_recalls_in_lexical_order(
     store: Engine, tenant: str, fake: FakeEmbeddings
 ) -> None:
-    say(store, tenant, "I use yarn for every project.")
+    # the timezone is said first, so newest-first alone would put the yarn memory on top
     say(store, tenant, "My timezone is Europe/Berlin.")
+    say(store, tenant, "I use yarn for every project.")
     remote = adapter(fake)
     reindex(tenant, engine=store, embedder=remote)
     fake.mode = "status_500"
