@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memwarden.shared.registry import Registry, default_registry
 
@@ -85,6 +85,11 @@ class KeyVocabulary:
     terms: dict[str, frozenset[str]]  # normalized_key -> its vocabulary
     phrases: dict[str, tuple[str, ...]]  # normalized_key -> folded key aliases
     weights: dict[str, float]  # term -> w(t)
+    # normalized_key -> (CJK aliases, one regex of its Latin aliases): built once, since a
+    # recall matches the query against every key
+    _matchers: dict[str, tuple[tuple[str, ...], re.Pattern[str] | None]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def match(self, query: str) -> dict[str, float]:
         """key_match for every key the query touches (keys left out score 0)."""
@@ -95,18 +100,21 @@ class KeyVocabulary:
         out: dict[str, float] = {}
         for key, vocabulary in self.terms.items():
             lexical = sum(self.weights[t] for t in known if t in vocabulary) / total if total else 0.0
-            phrase = any(_contains(padded, p) for p in self.phrases[key])
+            cjk, latin = self._matchers[key]
+            phrase = any(p in padded for p in cjk) or bool(latin and latin.search(padded))
             score = (1 - PHRASE_SHARE) * lexical + (PHRASE_SHARE if phrase else 0.0)
             if score:
                 out[key] = score
         return out
 
 
-def _contains(padded_query: str, phrase: str) -> bool:
-    """A whole alias in the query: on word boundaries for Latin, anywhere for CJK."""
-    if _CJK_RUN.search(phrase):
-        return phrase in padded_query
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}s?(?![a-z0-9])", padded_query) is not None
+def _matcher(phrases: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """CJK aliases match anywhere; Latin ones on word boundaries (a plural "s" allowed)."""
+    cjk = tuple(p for p in phrases if _CJK_RUN.search(p))
+    latin = [re.escape(p) for p in phrases if not _CJK_RUN.search(p)]
+    if not latin:
+        return cjk, None
+    return cjk, re.compile(rf"(?<![a-z0-9])(?:{'|'.join(latin)})s?(?![a-z0-9])")
 
 
 def build_vocabulary(registry: Registry) -> KeyVocabulary:
@@ -127,7 +135,8 @@ def build_vocabulary(registry: Registry) -> KeyVocabulary:
             df[t] = df.get(t, 0) + 1
     n = max(len(vocab), 1)
     weights = {t: math.log(1 + n / count) for t, count in df.items()}
-    return KeyVocabulary(terms=vocab, phrases=phrases, weights=weights)
+    matchers = {key: _matcher(p) for key, p in phrases.items()}
+    return KeyVocabulary(terms=vocab, phrases=phrases, weights=weights, _matchers=matchers)
 
 
 _built: dict[int, tuple[Registry, KeyVocabulary]] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,11 +60,17 @@ def score_rows(
     q_features = set(features(query))
     out = []
     for row, cos in zip(rows, cosine, strict=True):
-        overlap = len(q_features & set(features(row.value_json))) / max(len(q_features), 1)
+        overlap = len(q_features & _value_features(row.value_json)) / max(len(q_features), 1)
         out.append(
             float(cos) + VALUE_WEIGHT * overlap + KEY_WEIGHT * by_key.get(row.normalized_key, 0.0)
         )
     return out
+
+
+@lru_cache(maxsize=4096)
+def _value_features(value_json: str) -> frozenset[str]:
+    """A value's features, kept: the same memories are ranked again on every recall."""
+    return frozenset(features(value_json))
 
 
 def similarities(query: str, rows: Sequence[Any], embedder: Embedder) -> Vector:
