@@ -49,7 +49,7 @@ def fake_embedding_server(dim: int = 32) -> Iterator[FakeEmbeddings]:
     state: dict[str, FakeEmbeddings] = {}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        def do_POST(self) -> None:  # the http.server API names it
             fake = state["fake"]
             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             if self.path != "/v1/embeddings":

@@ -87,7 +87,7 @@ def test_adapter__unreachable_server_is_transient() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     embedder = OpenAIEmbedder(base_url=f"http://127.0.0.1:{port}/v1", model="m", dim=DIM)
-    with pytest.raises(EmbeddingUnavailable, match="^unreachable$"):
+    with pytest.raises(EmbeddingUnavailable, match=r"^unreachable$"):
         embedder.embed(["x"])
 
 
@@ -124,7 +124,7 @@ def test_recall__a_remote_embedder_over_another_embedders_index_refuses_until_re
     assert counts["indexed"] == 2 and counts["embedder"] == "openai:fake-embed:32"
     assert _indexed_by(store, tenant) == {"openai:fake-embed:32"}
     found = recall(tenant, "u1", "JS tooling", engine=store, embedder=remote)
-    assert [r.normalized_key for r in found][0] == "preference.package_manager"
+    assert found[0].normalized_key == "preference.package_manager"
     # only the query went to the server: the memories' vectors came from the index
     assert fake.requests[-1]["input"] == ["JS tooling"]
 

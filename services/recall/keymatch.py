@@ -11,9 +11,10 @@ each key gets a vocabulary from its name, its description and its bilingual key 
     phrase(key)  = 1 when a whole key alias occurs in the query, else 0
     key_match    = (1 - PHRASE_SHARE) * lexical + PHRASE_SHARE * phrase      in [0, 1]
 
-Terms are folded Latin words (a plural "s", "-ing" and "-ed" dropped) and CJK character bigrams (a lone CJK
-character stays itself); function words of either language are not terms. Terms that no key
-knows ("Redis", "缓存") do not dilute the score: they are the value's business.
+Terms are folded Latin words (a plural "s", "-ing" and "-ed" dropped) and CJK character
+bigrams (a lone CJK character stays itself); function words of either language are not
+terms. Terms that no key knows ("Redis", "缓存") do not dilute the score: they are the
+value's business.
 """
 
 from __future__ import annotations
@@ -32,15 +33,15 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 # Words that carry no key meaning in either language (questions, pronouns, glue).
 _STOP_EN = frozenset(
-    """a an the and or of to in on at for with by from is are am be was were do does did
-    i me my mine we us our you your yours they them their he she his her it its this that
-    these those what which who whom whose how when where why there here should would could
-    can will shall may might must have has had not no yes any some all one user users s
-    about into as than then so if just please right now there""".split()
+    """a an the and or of to in on at for with by from is are am be was were do does did i me
+    my mine we us our you your yours they them their he she his her it its this that these
+    those what which who whom whose how when where why there here should would could can
+    will shall may might must have has had not no yes any some all one user users s about
+    into as than then so if just please right now""".split()  # noqa: SIM905 - reads as text
 )
 _STOP_ZH = frozenset(
-    """什么 哪个 哪些 怎么 怎样 如何 我的 你的 他的 她的 我们 你们 他们 用户 一个 这个 那个
-    是什 么样 是不 不是 可以 应该 用的 的是 用什 么语""".split()
+    """什么 哪个 哪些 怎么 怎样 如何 我的 你的 他的 她的 我们 你们 他们 用户
+    一个 这个 那个 是什 么样 是不 不是 可以 应该 用的 的是 用什 么语""".split()  # noqa: SIM905
 )
 
 
@@ -99,7 +100,9 @@ class KeyVocabulary:
         padded = f" {_compact(query)} "
         out: dict[str, float] = {}
         for key, vocabulary in self.terms.items():
-            lexical = sum(self.weights[t] for t in known if t in vocabulary) / total if total else 0.0
+            lexical = (
+                sum(self.weights[t] for t in known if t in vocabulary) / total if total else 0.0
+            )
             cjk, latin = self._matchers[key]
             phrase = any(p in padded for p in cjk) or bool(latin and latin.search(padded))
             score = (1 - PHRASE_SHARE) * lexical + (PHRASE_SHARE if phrase else 0.0)

@@ -74,11 +74,11 @@ def _check(case: Any) -> None:
     for m in memories:
         if not isinstance(m["normalized_key"], str) or not isinstance(m["kind"], str):
             raise ValueError("a memory needs kind and normalized_key strings")
-        m["value"]  # noqa: B018 - must be present
+        if "value" not in m:
+            raise ValueError("a memory needs a value")
     relevant = case["relevant"]
     if not relevant or not all(
-        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(memories)
-        for i in relevant
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(memories) for i in relevant
     ):
         raise ValueError("relevant must list indexes into memories")
 
