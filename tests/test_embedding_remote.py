@@ -12,12 +12,14 @@ import pytest
 from memwarden.services.recall.query import recall
 from memwarden.services.recall.ranking import EmbedderMismatch
 from memwarden.services.vector_sink.io import reindex
+from memwarden.shared.config import get_settings
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.embedding import (
     EmbedderNotConfigured,
     EmbeddingError,
     EmbeddingUnavailable,
     HashedNgramEmbedder,
+    current_embedder,
 )
 from memwarden.shared.embedding_remote import OpenAIEmbedder, embedder_name
 from memwarden.shared.retry import is_transient
@@ -26,6 +28,7 @@ from sqlalchemy import Engine, select
 
 from tests.actions_helpers import say
 from tests.fake_embeddings import FakeEmbeddings, fake_embedding_server
+from tests.test_api import api_client, auth, make_keys
 
 DIM = 32
 
@@ -140,3 +143,27 @@ def test_recall__a_failing_remote_embedder_still_recalls_in_lexical_order(
     fake.mode = "status_500"
     found = recall(tenant, "u1", "时区", engine=store, embedder=remote)
     assert [r.normalized_key for r in found] == ["profile.timezone", "preference.package_manager"]
+
+
+def test_api_recall__a_mixed_index_is_a_503_naming_reindex(
+    store: Engine, tenant: str, fake: FakeEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    say(store, tenant, "I use yarn for every project.")  # indexed by the hashed default
+    keys = make_keys(store, tenant)
+    monkeypatch.setenv("MEMWARDEN_EMBEDDER", "openai")
+    monkeypatch.setenv("MEMWARDEN_EMBEDDING_BASE_URL", fake.url)
+    monkeypatch.setenv("MEMWARDEN_EMBEDDING_MODEL", "fake-embed")
+    monkeypatch.setenv("MEMWARDEN_EMBEDDING_DIM", str(DIM))
+    get_settings.cache_clear()
+    current_embedder.cache_clear()
+    try:
+        with api_client(store) as client:
+            r = client.get(
+                "/v1/subjects/u1/recall", params={"query": "JS"}, headers=auth(keys.reader)
+            )
+    finally:
+        get_settings.cache_clear()
+        current_embedder.cache_clear()
+    assert r.status_code == 503, r.text
+    assert r.json()["code"] == "embedder_mismatch"
+    assert "memwarden reindex" in r.json()["detail"]
