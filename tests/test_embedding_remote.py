@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from memwarden.services.recall.ranking import EmbedderMismatch
 from memwarden.services.vector_sink.io import reindex
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import unit_of_work
+from memwarden.shared.dead_letters import count_dead_letters
 from memwarden.shared.embedding import (
     EmbedderNotConfigured,
     EmbeddingError,
@@ -150,6 +152,16 @@ def test_api_recall__a_mixed_index_is_a_503_naming_reindex(
 ) -> None:
     say(store, tenant, "I use yarn for every project.")  # indexed by the hashed default
     keys = make_keys(store, tenant)
+    with configured_for(fake, monkeypatch), api_client(store) as client:
+        r = client.get("/v1/subjects/u1/recall", params={"query": "JS"}, headers=auth(keys.reader))
+    assert r.status_code == 503, r.text
+    assert r.json()["code"] == "embedder_mismatch"
+    assert "memwarden reindex" in r.json()["detail"]
+
+
+@contextmanager
+def configured_for(fake: FakeEmbeddings, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process configured for the fake server, as ``MEMWARDEN_EMBEDDER=openai`` would."""
     monkeypatch.setenv("MEMWARDEN_EMBEDDER", "openai")
     monkeypatch.setenv("MEMWARDEN_EMBEDDING_BASE_URL", fake.url)
     monkeypatch.setenv("MEMWARDEN_EMBEDDING_MODEL", "fake-embed")
@@ -157,13 +169,33 @@ def test_api_recall__a_mixed_index_is_a_503_naming_reindex(
     get_settings.cache_clear()
     current_embedder.cache_clear()
     try:
-        with api_client(store) as client:
-            r = client.get(
-                "/v1/subjects/u1/recall", params={"query": "JS"}, headers=auth(keys.reader)
-            )
+        yield
     finally:
         get_settings.cache_clear()
         current_embedder.cache_clear()
-    assert r.status_code == 503, r.text
-    assert r.json()["code"] == "embedder_mismatch"
-    assert "memwarden reindex" in r.json()["detail"]
+
+
+@pytest.fixture
+def remote_configured(fake: FakeEmbeddings, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    with configured_for(fake, monkeypatch):
+        yield
+
+
+def test_vector_sink__indexes_with_the_configured_remote_embedder(
+    store: Engine, tenant: str, remote_configured: None
+) -> None:
+    say(store, tenant, "I use yarn for every project.")
+    assert _indexed_by(store, tenant) == {"openai:fake-embed:32"}
+
+
+def test_vector_sink__a_wrong_dimension_dead_letters_and_writes_no_vector(
+    store: Engine, tenant: str, fake: FakeEmbeddings, remote_configured: None
+) -> None:
+    fake.mode = "wrong_dim"
+    say(store, tenant, "I use yarn for every project.")
+    assert _indexed_by(store, tenant) == set()
+    with unit_of_work(store) as uow:
+        assert count_dead_letters(uow.conn, tenant) == 1
+    # still recalled (it is committed and its evidence active), ranked without vectors
+    [found] = recall(tenant, "u1", "JS tooling", engine=store)
+    assert found.normalized_key == "preference.package_manager"
