@@ -58,7 +58,27 @@ class Settings(BaseSettings):
     backoff_max_seconds: float = Field(default=30.0, gt=0, description="longest backoff step")
     task_time_limit: int = Field(default=300, description="hard Celery task time limit, seconds")
     visibility_timeout: int = Field(default=3600, description="Redis visibility timeout, seconds")
-    embedding_dim: int = Field(default=256, description="dimension of the default hashed embedder")
+    embedding_dim: int = Field(
+        default=256,
+        gt=0,
+        description="vector dimension: the hashed embedder's size, or what the openai embedder "
+        "must return (checked on every response)",
+    )
+    embedder: Literal["hashed", "openai"] = Field(
+        default="hashed",
+        description="hashed: deterministic, offline; openai: an OpenAI-compatible /embeddings "
+        "endpoint (switching needs `memwarden reindex`)",
+    )
+    # Like the LLM extractor: no default endpoint, memory text only goes where configured.
+    embedding_base_url: str = Field(
+        default="", description="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1"
+    )
+    embedding_model: str = Field(default="", description="model name sent to /embeddings")
+    embedding_api_key: SecretStr = Field(
+        default=SecretStr(""), description="bearer token; empty for local servers"
+    )
+    embedding_timeout_seconds: float = Field(default=10.0, gt=0, description="one request")
+    embedding_batch: int = Field(default=64, gt=0, le=2048, description="texts per request")
     log_level: str = Field(default="INFO")
     log_format: Literal["console", "json"] = Field(
         default="console", description="console (people) | json (one object per line)"

@@ -1,16 +1,22 @@
 """Embedders behind one small interface. The default is deterministic and needs no model:
 hashed features (Latin words and character trigrams, CJK characters and bigrams), signed,
-L2-normalised, float32. Good enough to rank one subject's few hundred memories."""
+L2-normalised, float32. Good enough to rank one subject's few hundred memories.
+
+``MEMWARDEN_EMBEDDER=openai`` swaps in an OpenAI-compatible ``/v1/embeddings`` endpoint
+(``shared.embedding_remote``). Every vector is stored with its embedder's ``name``, which
+names the dimension too, so vectors of two embedders are never compared."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+from memwarden.shared.config import Settings, get_settings
 
 Vector = npt.NDArray[np.float32]
 
@@ -19,10 +25,27 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 class Embedder(Protocol):
-    name: str
+    name: str  # stored with each vector; at most 60 characters
     dim: int
+    local: bool  # cheap and offline: recall may embed memories on the fly with it
 
-    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """One L2-normalised float32 row per text; raises :class:`EmbeddingError`."""
+        ...
+
+
+class EmbeddingError(Exception):
+    """An embedder could not embed (the message is one line, with no text from either side).
+    As such it is permanent (a wrong dimension, a malformed answer): retrying will not help."""
+
+
+class EmbedderNotConfigured(ValueError):
+    """``MEMWARDEN_EMBEDDER=openai`` without a base URL or a model."""
+
+
+class EmbeddingUnavailable(EmbeddingError, ConnectionError):
+    """A failure that may pass (timeout, unreachable, HTTP 429/5xx). A ConnectionError, so
+    consumers (shared.retry) retry the batch and the outbox redelivers it."""
 
 
 def features(text: str) -> list[str]:
@@ -43,6 +66,8 @@ def features(text: str) -> list[str]:
 
 class HashedNgramEmbedder:
     """The default embedder: deterministic across processes and machines."""
+
+    local = True
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
@@ -78,3 +103,18 @@ def memory_text(normalized_key: str, value_json: str) -> str:
 
 def default_embedder(dim: int = 256) -> HashedNgramEmbedder:
     return HashedNgramEmbedder(dim)
+
+
+def configured_embedder(settings: Settings) -> Embedder:
+    """The embedder ``MEMWARDEN_EMBEDDER`` names (``hashed``, the default, or ``openai``)."""
+    if settings.embedder == "openai":
+        from memwarden.shared.embedding_remote import OpenAIEmbedder
+
+        return OpenAIEmbedder.from_settings(settings)
+    return default_embedder(settings.embedding_dim)
+
+
+@lru_cache(maxsize=1)
+def current_embedder() -> Embedder:
+    """The process's configured embedder (one HTTP client for the remote one)."""
+    return configured_embedder(get_settings())

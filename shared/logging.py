@@ -189,6 +189,8 @@ def configure_logging(level: str, *, json: bool, stream: TextIO | None = None) -
     root.addHandler(handler)
     root.setLevel(level.upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations run on every command
+    # httpx logs one INFO line per request: an embedding or LLM call per recall is noise.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, root.level))
     # At DEBUG the pool logs each task's arguments (outbox payloads, i.e. memory values).
     logging.getLogger("celery.pool").setLevel(max(logging.INFO, root.level))
 

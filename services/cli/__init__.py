@@ -37,6 +37,7 @@ from memwarden.services.cli.pipeline_cmds import (
 )
 from memwarden.services.cli.principal_cmds import add_principal_commands
 from memwarden.services.cli.registry_cmds import add_registry_commands
+from memwarden.services.cli.recall_cmds import add_recall_commands
 from memwarden.services.cli.replay_cmds import add_replay_parser
 from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
 from memwarden.shared.config import get_settings
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the cases under two rules extractor versions and compare their metrics",
     )
     add_replay_parser(add)
+    add_recall_commands(add)
     add("drain", cmd_drain, "embedded: process every queued event now")
     p = add("worker", cmd_worker, "run one stage's Celery worker")
     p.add_argument("stage", choices=STAGES, help="the stage whose queue this worker consumes")

@@ -7,6 +7,7 @@ import sys
 
 from memwarden.services.cli.common import (
     CliError,
+    Unavailable,
     drain_if_embedded,
     open_engine,
     print_json,
@@ -31,16 +32,23 @@ def cmd_proposals(args: argparse.Namespace) -> int:
 
 def cmd_recall(args: argparse.Namespace) -> int:
     from memwarden.services.recall.query import recall
+    from memwarden.services.recall.ranking import EmbedderMismatch
+    from memwarden.shared.embedding import EmbedderNotConfigured
 
-    found = recall(
-        args.tenant,
-        args.subject,
-        args.query,
-        k=args.k,
-        scope_kind=args.scope_kind,
-        purpose=args.purpose,
-        engine=open_engine(),
-    )
+    try:
+        found = recall(
+            args.tenant,
+            args.subject,
+            args.query,
+            k=args.k,
+            scope_kind=args.scope_kind,
+            purpose=args.purpose,
+            engine=open_engine(),
+        )
+    except EmbedderMismatch as exc:
+        raise Unavailable(str(exc)) from None
+    except EmbedderNotConfigured as exc:
+        raise CliError(str(exc)) from None
     if args.format == "context":
         from memwarden.services.recall.context import render_context
 

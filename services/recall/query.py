@@ -1,5 +1,6 @@
 """Recall, the read path: current committed versions of one tenant + subject, checked against
-authoritative evidence state at read time, ranked by vector similarity plus keyword match.
+authoritative evidence state at read time, ranked by vector similarity, keyword match and how
+well the query names each memory's key (services.recall.ranking).
 
 The evidence check is what makes a revocation effective the moment it commits: a version
 with no active supporting message is never returned, whether or not any worker has run
@@ -13,12 +14,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-import numpy as np
+from memwarden.services.recall.keymatch import default_vocabulary
+from memwarden.services.recall.ranking import score_rows
 from memwarden.shared import provenance
-from memwarden.shared.config import get_settings
 from memwarden.shared.curate_block import CURATE_PUBLISHING, block_reason, blocked
 from memwarden.shared.db import as_utc, get_engine, in_list, unit_of_work, utcnow
-from memwarden.shared.embedding import default_embedder, features, from_bytes, memory_text
+from memwarden.shared.embedding import Embedder, current_embedder
 from memwarden.shared.models import MemoryStatus, MessageStatus
 from memwarden.shared.registry import default_registry
 from memwarden.shared.schema import (
@@ -30,7 +31,6 @@ from memwarden.shared.schema import (
 )
 from sqlalchemy import Engine, and_, or_, select
 
-KEYWORD_WEIGHT = 0.5
 # What a recalled memory is when it reaches a prompt (seed 004): never live authority.
 NOTICE = "historical record, not current verification"
 
@@ -91,15 +91,19 @@ def recall(
     purpose: str | None = None,
     engine: Engine | None = None,
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> list[Recalled]:
     """The recallable memories of one subject, best first (see the module docstring); a
-    :class:`ProtectedEmpty` while a curate publish switches the subject's memories."""
+    :class:`ProtectedEmpty` while a curate publish switches the subject's memories.
+    ``embedder`` defaults to the configured one; raises ``ranking.EmbedderMismatch`` when
+    a remote embedder is configured over an index another embedder built."""
     now = now or utcnow()
     supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
     stmt = (
         select(
             current_memories,
             vector_index.c.embedding,
+            vector_index.c.embedder,
             vector_index.c.version.label("iv"),
             # in the same statement as the rows, so a read is wholly before or after a switch
             blocked(tenant_id, subject_id).label("curate_blocked"),
@@ -130,7 +134,7 @@ def recall(
             return ProtectedEmpty(CURATE_PUBLISHING)
         if not rows and (reason := block_reason(uow.conn, tenant_id, subject_id)):
             return ProtectedEmpty(reason)
-        ranked = _rank(rows, query, k)
+        ranked = rank_rows(rows, query, k, embedder)
         pointers = _evidence(uow.conn, tenant_id, [(r.memory_id, r.version) for r in ranked])
     return [
         replace(r, evidence_message_ids=pointers.get((r.memory_id, r.version), ())) for r in ranked
@@ -167,26 +171,13 @@ def _evidence(
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
-def _rank(rows: list[Any], query: str | None, k: int) -> list[Recalled]:
+def rank_rows(
+    rows: list[Any], query: str | None, k: int, embedder: Embedder | None = None
+) -> list[Recalled]:
     if not rows:
         return []
     if query:
-        embedder = default_embedder(get_settings().embedding_dim)
-        q = embedder.embed_one(query)
-        q_features = set(features(query))
-        matrix = np.stack(
-            [
-                from_bytes(r.embedding)
-                if r.embedding is not None and len(r.embedding) == q.nbytes
-                else embedder.embed_one(memory_text(r.normalized_key, r.value_json))
-                for r in rows
-            ]
-        )
-        cosine = matrix @ q
-        scores = []
-        for row, cos in zip(rows, cosine, strict=True):
-            overlap = len(q_features & set(features(row.value_json))) / max(len(q_features), 1)
-            scores.append(float(cos) + KEYWORD_WEIGHT * overlap)
+        scores = score_rows(query, rows, embedder or current_embedder(), default_vocabulary())
     else:
         scores = [0.0] * len(rows)
     ranked = sorted(

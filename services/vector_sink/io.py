@@ -12,10 +12,9 @@ from typing import Any
 
 from memwarden.shared import metrics
 from memwarden.shared.celery_app import Stage
-from memwarden.shared.config import get_settings
 from memwarden.shared.consume import consume
 from memwarden.shared.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
-from memwarden.shared.embedding import default_embedder, memory_text, to_bytes
+from memwarden.shared.embedding import Embedder, current_embedder, memory_text, to_bytes
 from memwarden.shared.models import MessageStatus
 from memwarden.shared.schema import (
     current_memories,
@@ -38,6 +37,36 @@ def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dic
     return counts
 
 
+def reindex(
+    tenant_id: str | None = None,
+    *,
+    batch: int = 500,
+    engine: Engine | None = None,
+    embedder: Embedder | None = None,
+) -> dict[str, int]:
+    """Bring every vector row (of one tenant, or all) to the configured embedder: after
+    ``MEMWARDEN_EMBEDDER`` or the model or dimension changed. One transaction per batch of
+    memories, so a long reindex holds no lock for long and can be rerun after a failure."""
+    engine = engine or get_engine()
+    with unit_of_work(engine) as uow:
+        ids: set[str] = set()
+        for table in (current_memories, vector_index):
+            stmt = select(table.c.memory_id)
+            if tenant_id is not None:
+                stmt = stmt.where(table.c.tenant_id == tenant_id)
+            ids.update(uow.conn.execute(stmt).scalars())
+    embedder = embedder or current_embedder()
+    totals = {"indexed": 0, "dropped": 0, "unchanged": 0}
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), batch):
+        with unit_of_work(engine) as uow:
+            counts, _ = reconcile(uow.conn, ordered[start : start + batch], embedder)
+            uow.commit()
+        for name, n in counts.items():
+            totals[name] += n
+    return totals | {"embedder": embedder.name}  # type: ignore[return-value]
+
+
 def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, int]:
     """The vector sink's consumer handler: reconcile the memories the events name, inside
     the runner's transaction."""
@@ -51,10 +80,13 @@ def run_sink_stage(envelopes: list[dict[str, Any]], *, engine: Engine | None = N
 
 
 def reconcile(
-    conn: Connection, memory_ids: list[str]
+    conn: Connection, memory_ids: list[str], embedder: Embedder | None = None
 ) -> tuple[dict[str, int], tuple[list[Any], list[Any]]]:
-    """Make the index rows of ``memory_ids`` match their current committed versions."""
-    embedder = default_embedder(get_settings().embedding_dim)
+    """Make the index rows of ``memory_ids`` match their current committed versions, embedded
+    by the configured embedder (a row of another embedder counts as stale and is redone).
+    A remote embedder's failure raises before anything is written: a transient one retries
+    the batch (shared.retry), a permanent one dead-letters the event."""
+    embedder = embedder or current_embedder()
     ids = sorted(set(memory_ids))
     counts = {"indexed": 0, "dropped": 0, "unchanged": 0}
     if conn.dialect.name == "postgresql" and ids:

@@ -15,6 +15,7 @@ from memwarden.services.api.strict_json import StrictJsonRoute
 from memwarden.services.inspect import list_memories
 from memwarden.services.recall.context import render_context
 from memwarden.services.recall.query import recall
+from memwarden.services.recall.ranking import EmbedderMismatch
 from memwarden.shared.models import ID_PATTERN, Receipt, ScopeKind
 
 router = APIRouter(
@@ -33,6 +34,7 @@ class ReceiptResponse(Response):
     "/subjects/{subject_id}/recall",
     response_model=RecallOut,
     summary="What recall returns for a subject",
+    responses=problems.responses(503),
 )
 def get_recall(
     subject_id: Annotated[str, Path(pattern=ID_PATTERN)],
@@ -49,16 +51,19 @@ def get_recall(
     lang: Annotated[Literal["en", "zh"], Query(description="language of the context block")] = "en",
 ) -> RecallOut:
     """Current committed versions whose evidence is still active, best first."""
-    found = recall(
-        principal.tenant_id,
-        subject_id,
-        query or None,
-        k=k,
-        scope_kind=scope_kind.value if scope_kind else None,
-        scope_key=scope_key,
-        purpose=purpose,
-        engine=state.engine,
-    )
+    try:
+        found = recall(
+            principal.tenant_id,
+            subject_id,
+            query or None,
+            k=k,
+            scope_kind=scope_kind.value if scope_kind else None,
+            scope_key=scope_key,
+            purpose=purpose,
+            engine=state.engine,
+        )
+    except EmbedderMismatch as exc:  # a remote embedder configured before `memwarden reindex`
+        raise Problem(503, str(exc), code="embedder_mismatch") from None
     context = render_context(found, lang) if format == "context" else None
     return RecallOut.model_validate(
         {
