@@ -174,9 +174,10 @@ _DISCOURSE_LEAD = re.compile(
 _EXPLICIT_LEAD = re.compile(
     r"^(?:\s*(?:(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e"
     r"|keep in mind|make a note|take note|note|don't forget|do not forget|never forget"
+    r"|don't let me forget|do not let me forget"
     r"|for (?:future )?reference)\b(?:\s+that\b)?\s*" + _P + r"?\s*"
     r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记着|记得|牢记"
-    r"|备注一下|记录一下)(?:一下)?\s*" + _P + r"*\s*|(?:别|不要)忘(?:了|记)\s*" + _P + r"*\s*))+",
+    r"|备注一下|记录一下)(?:一下)?\s*" + _P + r"*\s*|(?:别|不要)(?:让我)?忘(?:了|记)\s*" + _P + r"*\s*))+",
     re.I,
 )
 _CLOSERS = "\"'”’)]}）】」』》 \t"

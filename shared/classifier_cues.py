@@ -52,6 +52,7 @@ EN_EXPLICIT = (
     r"(?<!\bi )(?<!\bwe )(?<!\bdo you )(?<!'ll )(?<!n't )(?<!not )(?<!never )"
     r"\bremember (?:that|this|my)\b",
     r"\b(?:don't|do not|never) forget\b",
+    r"\b(?:don't|do not|never) let me forget\b",
     r"\b(?:save|store|add) (?:this|that|it) (?:to|in) (?:your )?(?:memory|memories|notes)\b",
     r"\bfor (?:future )?reference\b",
 )
@@ -108,7 +109,7 @@ EN_DURABLE_FROM_NOW = (
 )
 # Phrases that contain a negation word without negating the claim; removed before matching.
 EN_NEGATION_EXEMPT = (
-    r"\b(?:don't|do not|never) forget\b",
+    r"\b(?:don't|do not|never) (?:let me )?forget\b",
     r"\bnot only\b",
     r"\bno matter\b",
     r"\bnever mind\b",
@@ -203,7 +204,7 @@ EN_REPORTED = (
 # live in Jira" is the owner's context; "my team prefers yarn" is still reported.
 EN_GROUP_ARTIFACT = (
     # "my team's wiki", and without the 's "my team sync": the group's thing, not its words
-    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
+    r"^(?:my|our|the)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
     r"(?:tickets?|issues?|repos?|repositor(?:y|ies)|docs?|documentation|wiki|runbooks?|code"
     r"|codebase|ci|pipelines?|backlog|board|standups?|meetings?|deploys?|releases?|services?"
     r"|on-?call|sprints?|roadmap|syncs?|retros?|channel|calendar|offsites?|lunch)\b",
@@ -275,7 +276,7 @@ _ZH_REMEMBER = r"(?:记住|记下|记一下|记着|记得|牢记|备注一下|�
 ZH_EXPLICIT = (
     r"^(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|要|永远|长期|永久)?" + _ZH_REMEMBER,
     r"(?:请|帮我|麻烦你?|帮忙)(?:务必|一定要?|永久|长期)?" + _ZH_REMEMBER,
-    r"(?:别|不要)忘(?:了|记)",
+    r"(?:别|不要)(?:让我)?忘(?:了|记)",
 )
 ZH_REQUEST = (r"(?:能|可以|能不能|可不可以|麻烦)(?:你)?(?:帮我)?(?:记住|记一下|记下)",)
 ZH_FIRST_PERSON_DURABLE = (
@@ -309,7 +310,7 @@ ZH_NEGATION_EXEMPT = (
     r"不过|不错|不断|不同|不少|差不多|不管|不仅|不但|不只|不光|对不起|不好意思|了不起|不得不"
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
-    r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
+    r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘|(?:别|不要)让我忘",
     # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
     r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
 )

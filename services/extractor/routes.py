@@ -33,8 +33,18 @@ KEY_ORDER: tuple[str, ...] = (
     "decision.note",
     "preference.note",
     "task_fact.note",
+    # issue 15: appended, so the ordinals of the keys above do not move
+    "preference.database",
+    "preference.framework",
+    "preference.os",
+    "preference.shell",
+    "preference.cloud",
+    "profile.diet",
+    "profile.allergy",
+    "profile.note",
+    "task_fact.event",
 )
-ORDINAL_STRIDE = 16
+ORDINAL_STRIDE = 32  # > len(KEY_ORDER): ordinals of different sentences never collide
 
 # --------------------------------------------------------------------------- cue data
 
