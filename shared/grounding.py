@@ -191,7 +191,7 @@ def _any_form(forms: list[str], folded_span: str) -> bool:
 _REJECTED_BEFORE = re.compile(
     r"(?:\b(?:from|over|instead of|rather than|than|not|away from|replacing|replace|ditched"
     r"|dropped|off)\s+(?:the\s+|using\s+|of\s+)?"
-    r"|(?:而不是|不是|不用|不要|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
+    r"|(?:而不是|不是|不用|不要|别(?:给我)?用?|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
 )
 
 
@@ -348,6 +348,18 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):
         return NEGATION_DROPPED
-    if dropped_qualifier(value, span, free_text=True):
+    if dropped_qualifier(value, span, free_text=not _name_like(value, spec)):
         return QUALIFIER_DROPPED
     return None
+
+
+def _name_like(value: str, spec: KeySpec) -> bool:
+    """A short text key holding a name ("PostgreSQL", "Arch Linux", "阿里云") is a choice,
+    restricted like an enum: "I only use Vue" / "我的服务器一般用腾讯云" is still Vue / 腾讯云.
+    A claim ("I only drink decaf") keeps "only", "usually" and the like."""
+    if spec.value.get("type") != "text" or int(spec.value.get("max_length", 500)) > 100:
+        return False
+    value = value.strip()
+    if _CJK_RUN.search(value):
+        return len(value) <= 6  # "阿里云", "腾讯云"; a Chinese clause is longer
+    return len(value.split()) <= 3

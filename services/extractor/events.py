@@ -55,7 +55,7 @@ def _cut(text: str, spans: list[tuple[int, int]]) -> str:
     out = text
     for start, end in sorted(spans, reverse=True):
         left, right = out[:start].rstrip(" "), out[end:].lstrip(" ")
-        joiner = " " if left and right and not right[0] in _EDGE else ""
+        joiner = " " if left and right and right[0] not in _EDGE else ""
         out = left + joiner + right
     return out
 

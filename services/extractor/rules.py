@@ -19,6 +19,7 @@ import re
 
 from memwarden.services.extractor.events import event_value
 from memwarden.services.extractor.routes import (
+    GROUP_SPEAKER,
     KEY_ORDER,
     ORDINAL_STRIDE,
     has_speaker,
@@ -66,6 +67,8 @@ _TRAILING_CUE = re.compile(
 _EVENT_KEY = "task_fact.event"  # dated events the owner asked to remember
 # what an event is by nature; the gate tolerates the same (DATED_EVENT_TOLERATED)
 _EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN, Feature.TRANSIENT})
+_DIET_KEY = "profile.diet"
+_HOUSEHOLD_KEY = "profile.note"
 _SESSION_KEY = "task_fact.note"  # only ever from a sentence that is one-time and nothing else
 _NOTE_KEY = "preference.note"  # explicit remember-instructions that fit nothing narrower
 # How to reply is always about the owner, so an instruction needs no "I" to be theirs.
@@ -126,6 +129,11 @@ def _candidates(
     if event is not None and (features.not_durable or features.has(Feature.NEGATED)):
         return {_EVENT_KEY: event}  # the event is all a plan or a negation may give
     if features.has(Feature.NEGATED):
+        # "I don't eat pork", "请记住，我不吃辣": a diet is the whole claim, negation kept
+        s = make_sentence(sentence, claim)
+        owners = not features.not_durable and has_speaker(s.folded) and claim
+        if owners and route(s, registry).get(_DIET_KEY) == claim:
+            return {_DIET_KEY: claim}
         # "Remember that I never take calls on Fridays": only the whole claim, negation kept,
         # as a note; a narrow key would turn "I don't use npm" into npm
         negated_note = (
@@ -154,6 +162,7 @@ def _candidates(
         or key == "decision.note"
         or (key in _REPLY_KEYS and instructed)
         or (key.startswith("profile.") and speaker)
+        or (key == _HOUSEHOLD_KEY and re.search(GROUP_SPEAKER, s.folded))  # "our dog is …"
     }
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
