@@ -7,6 +7,7 @@ remembered. The sentences are written for these tests (none is from tests/breadt
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any
 
@@ -19,7 +20,7 @@ from memwarden.services.extractor.rules import extract
 from memwarden.shared.clocktime import find_clock_times
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import Turn
-from memwarden.shared.registry import default_registry
+from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.reltime import normalise_relative_times
 from sqlalchemy import Engine
 
@@ -281,14 +282,32 @@ def test_language_phrase__keeps_the_variant_as_written(
     assert phrase is None or is_language_variant(phrase) == variant
 
 
-def test_route__a_language_variant_is_not_collapsed_to_the_plain_language() -> None:
-    for text, value in [
-        ("Always reply to me in British English.", "British English"),
-        ("以后都用繁體中文回复我。", "繁體中文"),
-        ("以后请用英文回复我。", "English"),  # a plain language keeps its registry name
-    ]:
-        claim: Any = text.rstrip("。.")
-        assert route(make_sentence(text, claim), REGISTRY)["preference.language"] == value
+def _open_language_registry() -> Registry:
+    """The registry with preference.language as free text, as a BCP 47 registry accepts
+    any language: what the extractor hands over once the registry knows every variant."""
+    spec = REGISTRY.get("preference", "preference.language")
+    assert spec is not None
+    open_spec = dataclasses.replace(spec, value={"type": "text", "max_length": 80})
+    keys = dict(REGISTRY.keys)
+    keys[("preference", "preference.language")] = open_spec
+    return Registry(version=REGISTRY.version, keys=keys)
+
+
+@pytest.mark.parametrize(
+    ("text", "open_value", "enum_value"),
+    [
+        ("Always reply to me in British English.", "British English", "English"),
+        ("以后都用繁體中文回复我。", "繁體中文", "中文"),
+        ("以后请用英文回复我。", "English", "English"),  # a plain language: its registry name
+    ],
+)
+def test_route__a_language_variant_is_not_collapsed_where_the_registry_takes_it(
+    text: str, open_value: str, enum_value: str
+) -> None:
+    sentence = make_sentence(text, text.rstrip("。."))
+    assert route(sentence, _open_language_registry())["preference.language"] == open_value
+    # a registry that lists only plain languages gets the plain one rather than nothing
+    assert route(sentence, REGISTRY)["preference.language"] == enum_value
 
 
 # --------------------------------------------------------------------------- through the gate

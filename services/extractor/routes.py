@@ -258,8 +258,9 @@ def language(s: Sentence, spec: KeySpec) -> str | None:
         return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
 
     phrase = language_phrase(s.raw)
-    if phrase is not None and (is_language_variant(phrase) or spec.canonical(phrase) is None):
-        return phrase  # the registry's own names keep their canonical form below
+    named = phrase is not None and (is_language_variant(phrase) or spec.canonical(phrase) is None)
+    if named and spec.validate(phrase) is None:
+        return phrase  # a registry that takes it gets the phrase; its own names stay canonical
     return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
 
 
@@ -405,6 +406,8 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
         value = router(s, spec)
         if value:
             # "Vim" -> "vim", "深色" -> "dark"; a language variant stays whole ("British English")
+            # wherever the registry accepts it (language() checked); otherwise the registry
+            # gets the plain language rather than nothing
             variant = key == "preference.language" and is_language_variant(value)
             routed[key] = value if variant else spec.canonical(value) or value
     if "decision.note" in routed and len(routed) > 1:
