@@ -58,6 +58,9 @@ NOT_DURABLE = frozenset(
         Feature.OPEN_FRAME,
     }
 )
+# A dated event the owner asked to remember ("Remember the review is tomorrow at 10am") is a
+# plan or a passing state by nature; extractor and gate let these two through for it alone.
+DATED_EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN, Feature.TRANSIENT})
 # What a frame left open on the line before carries into the claim after it (issue 10):
 # "When I'm on the train,⏎I use light mode." A condition there cannot survive into a value
 # taken from the next sentence, so it arrives as HYPOTHETICAL.

@@ -28,6 +28,7 @@ from memwarden.services.extractor.routes import (
     route,
 )
 from memwarden.shared.classifier import (
+    DATED_EVENT_TOLERATED,
     NOT_DURABLE,
     Feature,
     SentenceFeatures,
@@ -65,8 +66,6 @@ _TRAILING_CUE = re.compile(
     re.I,
 )
 _EVENT_KEY = "task_fact.event"  # dated events the owner asked to remember
-# what an event is by nature; the gate tolerates the same (DATED_EVENT_TOLERATED)
-_EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN, Feature.TRANSIENT})
 _DIET_KEY = "profile.diet"
 _HOUSEHOLD_KEY = "profile.note"
 _SESSION_KEY = "task_fact.note"  # only ever from a sentence that is one-time and nothing else
@@ -108,7 +107,7 @@ def _remembered_event(sentence: str, features: SentenceFeatures, anchor: dt.date
     """
     if not features.has(Feature.EXPLICIT_INSTRUCTION):
         return None
-    if features.features & NOT_DURABLE - _EVENT_TOLERATED:
+    if features.features & NOT_DURABLE - DATED_EVENT_TOLERATED:
         return None
     found = event_value(raw_claim(sentence), anchor)
     return found[0] if found else None

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from memwarden.shared.canonical import claim_text, proposal_identity, sha256_hex
 from memwarden.shared.canonical import proposal_id as compute_proposal_id
 from memwarden.shared.classifier import (
+    DATED_EVENT_TOLERATED,
     NOT_DURABLE,
     Feature,
     SentenceFeatures,
@@ -39,9 +40,6 @@ from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
 # "expiry within the session" (SPEC §5 matrix, not-durable row).
 SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
 SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
-# A dated event the owner asked to remember ("Remember the review is tomorrow at 10am") is
-# a plan or a passing state by nature: its value carries the absolute date (issue 15).
-DATED_EVENT_TOLERATED = frozenset({Feature.TRANSIENT, Feature.FUTURE_PLAN})
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # "Remember that our CI uses yarn" is not the owner's preference: a single-valued
 # preference or profile fact needs the owner in the sentence. Instructions about how to talk
