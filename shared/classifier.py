@@ -58,6 +58,9 @@ NOT_DURABLE = frozenset(
         Feature.OPEN_FRAME,
     }
 )
+# A dated event the owner asked to remember ("Remember the review is tomorrow at 10am") is a
+# plan or a passing state by nature; extractor and gate let these two through for it alone.
+DATED_EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN, Feature.TRANSIENT})
 # What a frame left open on the line before carries into the claim after it (issue 10):
 # "When I'm on the train,⏎I use light mode." A condition there cannot survive into a value
 # taken from the next sentence, so it arrives as HYPOTHETICAL.
@@ -125,7 +128,7 @@ _HYPOTHETICAL = _rx(cues.EN_HYPOTHETICAL, cues.ZH_HYPOTHETICAL)
 _QUESTION = _rx(cues.EN_QUESTION, cues.ZH_QUESTION)
 _REPORTED = _rx(cues.EN_REPORTED, cues.ZH_REPORTED)
 _REPORTED_NAME = _rx(cues.EN_REPORTED_NAME)
-_REPORTED_EXEMPT = _rx(cues.EN_GROUP_ARTIFACT)
+_REPORTED_EXEMPT = _rx(cues.EN_GROUP_ARTIFACT, cues.REPORTED_EXEMPT)
 _UNCERTAIN_EXEMPT = _rx(cues.ZH_UNCERTAIN_EXEMPT)
 _UNCERTAIN = _rx(cues.EN_UNCERTAIN, cues.ZH_UNCERTAIN)
 _FUTURE = _rx(cues.EN_FUTURE_PLAN, cues.ZH_FUTURE_PLAN)
@@ -174,9 +177,14 @@ _DISCOURSE_LEAD = re.compile(
 _EXPLICIT_LEAD = re.compile(
     r"^(?:\s*(?:(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e"
     r"|keep in mind|make a note|take note|note|don't forget|do not forget|never forget"
+    r"|don't let me forget|do not let me forget"
     r"|for (?:future )?reference)\b(?:\s+that\b)?\s*" + _P + r"?\s*"
     r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记着|记得|牢记"
-    r"|备注一下|记录一下)(?:一下)?\s*" + _P + r"*\s*|(?:别|不要)忘(?:了|记)\s*" + _P + r"*\s*))+",
+    r"|备注一下|记录一下)(?:一下)?\s*"
+    + _P
+    + r"*\s*|(?:别|不要)(?:让我)?忘(?:了|记)\s*"
+    + _P
+    + r"*\s*))+",
     re.I,
 )
 _CLOSERS = "\"'”’)]}）】」』》 \t"

@@ -40,6 +40,63 @@ ZH_PERSON = (
     r"|爷爷|奶奶|外婆|外公|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|妈|爸|哥|姐|弟|妹"
 )
 
+# A decision of the group the owner belongs to ("our team decided", "the team agreed"): the
+# owner's own context, not someone else's words. "The other team decided" is not theirs.
+EN_GROUP_DECISION = (
+    r"\b(?:my|our|the)\s+(?:team|squad|group|company|org|project|department)(?:'s)?"
+    r"\s+(?:has\s+|have\s+)?(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
+    r"|agreed|chose|chosen|settled on|committed to|opted for)\b"
+)  # "my team standardised on yarn" stays a report of the team's habit, not a decision
+ZH_GROUP_DECISION = (
+    r"(?:^|我们的?|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门)(?:里|内部)?(?:已经|最终|最后|一致)?"
+    r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用))"
+)
+# Naming the owner's own family or pet is a fact about the owner's household, not words of
+# the relative: "My wife is named Priya", "my son's name is Leo", "我女儿的名字是朵朵". A
+# relative's pet ("my manager's dog is called Rocky") stays someone else's.
+EN_FAMILY = (
+    r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fiancee?|son|daughter|kid|child"
+    r"|mom|mum|mother|dad|father|brother|sister|baby|grandma|grandpa|grandmother|grandfather)"
+)
+ZH_FAMILY = (
+    r"(?:老婆|老公|妻子|丈夫|太太|先生|爱人|对象|女朋友|男朋友|女友|男友|儿子|女儿|孩子|宝宝"
+    r"|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外婆|外公)"
+)
+EN_PET = (
+    r"(?:dog|doggo|puppy|pup|cat|kitty|kitten|parrot|bird|budgie|hamster|gerbil|rabbit|bunny"
+    r"|guinea pig|ferret|turtle|tortoise|snake|lizard|gecko|iguana|horse|pony|goldfish|fish"
+    r"|retriever|labrador|lab|poodle|corgi|husky|beagle|terrier|bulldog|shepherd|pug"
+    r"|dachshund|chihuahua|collie|spaniel|shiba|tabby|persian|ragdoll|siamese)"
+)
+ZH_PET = (
+    r"(?:狗狗|小狗|狗|猫咪|小猫|猫|鹦鹉|鸟|仓鼠|兔子|兔|乌龟|龟|鱼|金鱼|蛇|蜥蜴|柯基|柴犬|哈士奇"
+    r"|金毛|泰迪|布偶)"
+)
+# Having a named pet is a standing fact of the owner's household.
+EN_HOUSEHOLD_DURABLE = (
+    r"\b(?:i|we)(?:'ve| have)?\s+(?:have|got|own|adopted)\s+(?:a|an|one|two|three)\s+"
+    r"(?:[a-z-]+\s+){0,2}?" + EN_PET + r"s?\s+(?:named|called)\b"
+)
+ZH_HOUSEHOLD_DURABLE = (
+    r"我(?:们)?(?:家)?(?:养了?|有)(?:一|两|三)?[只条个]"
+    + ZH_PET
+    + r"[，,]?\s*(?:它|牠)?(?:叫|名叫)"
+)
+# "Our cat is named Pixel", "I have a shellfish allergy", "我对芒果过敏", "我吃素": the owner's own
+# standing facts, said without "I prefer".
+EN_OWNER_FACT = (
+    r"^our\s+(?:[a-z-]+\s+){0,2}?(?:" + EN_PET + "|" + EN_FAMILY + r")s?"
+    r"(?:'s\s+(?:first\s+)?name\s+is|\s+(?:is|are)\s+(?:named|called))\b"
+    r"|\bi\s+have\s+(?:a|an|severe|mild)?\s*[\w -]{0,30}?\s*allerg(?:y|ies)\b"
+)
+ZH_OWNER_FACT = r"^我(?:对)?[^，,。；;]{1,12}?过敏|^我(?:只)?吃素|^我是(?:个)?(?:素食|纯素)"
+HOUSEHOLD_NAMING = (
+    r"^(?:my|our)\s+" + EN_FAMILY + r"(?:'s\s+(?:first\s+)?name\s+is|\s+is\s+(?:named|called))\b",
+    r"^我(?:的|家的?)?" + ZH_FAMILY + r"(?:的名字|名字)?(?:叫|是|名叫)",
+)
+# What a REPORTED cue must not read as someone else's words.
+REPORTED_EXEMPT = (EN_GROUP_DECISION, ZH_GROUP_DECISION, *HOUSEHOLD_NAMING)
+
 # --------------------------------------------------------------------------- English
 
 EN_EXPLICIT = (
@@ -52,6 +109,7 @@ EN_EXPLICIT = (
     r"(?<!\bi )(?<!\bwe )(?<!\bdo you )(?<!'ll )(?<!n't )(?<!not )(?<!never )"
     r"\bremember (?:that|this|my)\b",
     r"\b(?:don't|do not|never) forget\b",
+    r"\b(?:don't|do not|never) let me forget\b",
     r"\b(?:save|store|add) (?:this|that|it) (?:to|in) (?:your )?(?:memory|memories|notes)\b",
     r"\bfor (?:future )?reference\b",
 )
@@ -72,7 +130,7 @@ EN_FIRST_PERSON_DURABLE = (
     r"|write|code|program|go by|stick (?:with|to)|rely on|deploy|review|run|keep|start|wake"
     r"|sleep|eat|drink|own|reside|read|test|commit|push|build|ship|lead|manage|teach"
     r"|study|choose|pick|favou?r|commute|default to|swear by|hate|dislike|avoid"
-    r"|reach for|turn to|go for|lean on)s?\b",
+    r"|reach for|turn to|go for|lean on|develop|host)s?\b",
     # "I do all my editing in Neovim", "I do most of my work in VS Code"
     r"\bi\s+(?:" + _EN_ADV + r"\s+)*do (?:all|most|everything|(?:all|most) of)\b",
     r"\bi(?:'ve| have)?\s+(?:\w+ly\s+|now\s+|just\s+|finally\s+)?(?:switched|moved|migrated"
@@ -82,6 +140,9 @@ EN_FIRST_PERSON_DURABLE = (
     r"|vegetarian|vegan|allergic|diabetic|left-handed|right-handed|in charge|responsible"
     r"|married|single|retired|living|the|in|on)\b",
     r"\b(?:is|are) (?:still |now )?my\b",  # "Vim is my editor of choice"
+    r"^it(?:'s| is)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+for me\b",  # "It's Postgres for me"
+    EN_HOUSEHOLD_DURABLE,
+    EN_OWNER_FACT,
     r"\bmy\s+(?:[\w'/-]+\s+){0,4}?(?:is|are|has been)\b",  # "my package manager of choice is"
     r"\b(?:call me|i go by|you can call me)\b",
     # durable instructions: the imperative with a marker that it holds from now on
@@ -92,12 +153,14 @@ EN_FIRST_PERSON_DURABLE = (
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
     r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
     r"\bour decision\b|^decision:",
+    EN_GROUP_DECISION,
 )
 # Decision cues again, on their own: the extractor routes these to decision.note.
 EN_DECISION = (
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
     r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
     r"\bour decision\b|^decision:",
+    EN_GROUP_DECISION,
 )
 # A trend, not a statement: "I've been using bun a lot lately" is INFERRED, however
 # first-person it sounds; the owner is asked instead.
@@ -107,8 +170,24 @@ EN_DURABLE_FROM_NOW = (
     r"|by default|as a rule)\b",
 )
 # Phrases that contain a negation word without negating the claim; removed before matching.
+# "X, not Y" closing a sentence turns down the alternative; the claim itself is positive
+# ("I use pnpm, not npm"). Y must be a name, not an adverb ("I like it, not really").
+_EN_NOT_ADVERB = (
+    r"(?!(?:really|quite|sure|exactly|always|anymore|yet|now|much|so|too|bad|that|this|because"
+    r"|since|for|when|if|at|on|in|to|as|only|just|even|ever|necessarily|me|it|at all|by)\b)"
+)
+EN_CONTRAST = (
+    r",\s*(?:and\s+|but\s+)?not\s+(?:the\s+|a\s+|an\s+|plain\s+|regular\s+)?"
+    + _EN_NOT_ADVERB
+    + r"[a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s*[.!]?\s*$"
+)
+ZH_CONTRAST = (
+    r"[，,]\s*(?:而)?(?:不用|不是|不要|别(?:给我)?用)\s*[a-z][\w.+#-]*\s*[。.!！]?\s*$"
+    r"|而(?:不是|非)\s*(?:用\s*)?[a-z][\w.+#-]*"
+)
 EN_NEGATION_EXEMPT = (
-    r"\b(?:don't|do not|never) forget\b",
+    EN_CONTRAST,
+    r"\b(?:don't|do not|never) (?:let me )?forget\b",
     r"\bnot only\b",
     r"\bno matter\b",
     r"\bnever mind\b",
@@ -203,7 +282,7 @@ EN_REPORTED = (
 # live in Jira" is the owner's context; "my team prefers yarn" is still reported.
 EN_GROUP_ARTIFACT = (
     # "my team's wiki", and without the 's "my team sync": the group's thing, not its words
-    r"^(?:my|our)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
+    r"^(?:my|our|the)\s+(?:team|company|employer|org|organi[sz]ation|project|department)(?:'s)?\s+"
     r"(?:tickets?|issues?|repos?|repositor(?:y|ies)|docs?|documentation|wiki|runbooks?|code"
     r"|codebase|ci|pipelines?|backlog|board|standups?|meetings?|deploys?|releases?|services?"
     r"|on-?call|sprints?|roadmap|syncs?|retros?|channel|calendar|offsites?|lunch)\b",
@@ -275,7 +354,7 @@ _ZH_REMEMBER = r"(?:记住|记下|记一下|记着|记得|牢记|备注一下|�
 ZH_EXPLICIT = (
     r"^(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|要|永远|长期|永久)?" + _ZH_REMEMBER,
     r"(?:请|帮我|麻烦你?|帮忙)(?:务必|一定要?|永久|长期)?" + _ZH_REMEMBER,
-    r"(?:别|不要)忘(?:了|记)",
+    r"(?:别|不要)(?:让我)?忘(?:了|记)",
 )
 ZH_REQUEST = (r"(?:能|可以|能不能|可不可以|麻烦)(?:你)?(?:帮我)?(?:记住|记一下|记下)",)
 ZH_FIRST_PERSON_DURABLE = (
@@ -286,16 +365,27 @@ ZH_FIRST_PERSON_DURABLE = (
     r"是我(?:的|最)(?:首选|最爱|默认|常用)",
     r"叫我",
     r"以后都|以后一律|以后请|今后|从现在起|从现在开始|从今以后|往后都|默认|一律|始终|每次都",
+    # "以后用英式英语回答我", "请一直用德语回答我": the imperative that holds from now on
+    r"^(?:请)?以后(?:就)?(?:用|说|讲|回)|^(?:请|麻烦)?(?:你)?(?:一直|总是|永远)(?:用|说|讲|以)",
     # "我所有软件都开深色模式": everything the owner does, always
     r"我(?!们)[^,.!?;。]{0,6}?(?:所有|全部|每个|每一个|任何)[^,.!?;。]{0,8}?都",
     r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+    ZH_GROUP_DECISION,
+    ZH_HOUSEHOLD_DURABLE,
+    ZH_OWNER_FACT,
+    # where the owner's things run: "我的项目都部署在阿里云上"
+    r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在)",
 )
 # Weak first-person verbs count only in a clause without a completed-action marker:
 # "我用 pnpm" is a habit, "我用 npm 装了个包" is an event.
-ZH_FIRST_PERSON_WEAK = (r"我(?!们)[^,.!?;。]{0,6}?(?:用|是|住|在[^,.!?;。]{1,10}(?:工作|上班))",)
+ZH_FIRST_PERSON_WEAK = (
+    r"我(?!们)[^,.!?;。]{0,6}?(?:用|是|住|在[^,.!?;。]{1,10}(?:工作|上班))",
+    r"我的[^,.!?;。]{1,8}?用",  # "我的 shell 用 fish"
+)
 ZH_ASPECT_EVENT = r"[了过着]|正在"
 ZH_DECISION = (
     r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+    ZH_GROUP_DECISION,
 )
 ZH_LATELY = (r"最近|这阵子|近来|这段时间|这些天",)
 # An obligation is a constraint of some situation, not a preference: "I have to use npm at
@@ -306,10 +396,11 @@ EN_SITUATIONAL = (
 ZH_SITUATIONAL = (r"需要|必须|得用|只能|不得不|被要求",)
 ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",)
 ZH_NEGATION_EXEMPT = (
+    ZH_CONTRAST,
     r"不过|不错|不断|不同|不少|差不多|不管|不仅|不但|不只|不光|对不起|不好意思|了不起|不得不"
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
-    r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘",
+    r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘|(?:别|不要)让我忘",
     # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
     r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
 )

@@ -31,6 +31,7 @@ import unicodedata
 
 from memwarden.shared.classifier import Feature, classify
 from memwarden.shared.event_dates import parse_dated, when_in, without
+from memwarden.shared.clocktime import find_clock_times
 from memwarden.shared.registry import KeySpec, fold
 from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates
 from memwarden.shared.textfold import to_simplified
@@ -144,8 +145,22 @@ def _without_relative_times(span: str) -> str:
 _ANY_ANCHOR = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # where a relative date is, not when
 
 
+_HHMM = re.compile(r"(?<![\d:])([01]\d|2[0-3]):[0-5]\d(?![\d:])")
+
+
+def _without_kept_clock_times(span: str, value: str) -> str:
+    """``span`` with the clock times the value keeps as ``HH:MM`` blanked: "下午两点" kept as
+    14:00 is a time, not a dropped "afternoon" restriction."""
+    kept = {m.group(0) for m in _HHMM.finditer(value)}
+    for clock in reversed(find_clock_times(span)):
+        if clock.hhmm in kept:
+            span = span[: clock.start] + " " * (clock.end - clock.start) + span[clock.end :]
+    return span
+
+
 def dropped_qualifier(value: str, span: str, *, free_text: bool) -> bool:
     """True when the sentence restricts its claim in a way the value no longer does."""
+    span = _without_kept_clock_times(span, value)
     folded_span, folded_value = _fold(_without_relative_times(span)), _fold(value)
     patterns = RESTRICTIVE + (FREE_TEXT_ONLY if free_text else ())
     if any(p.search(folded_span) and not p.search(folded_value) for p in patterns):
@@ -177,7 +192,7 @@ def _any_form(forms: list[str], folded_span: str) -> bool:
 _REJECTED_BEFORE = re.compile(
     r"(?:\b(?:from|over|instead of|rather than|than|not|away from|replacing|replace|ditched"
     r"|dropped|off)\s+(?:the\s+|using\s+|of\s+)?"
-    r"|(?:而不是|不是|不用|不要|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
+    r"|(?:而不是|不是|不用|不要|别(?:给我)?用?|而非|代替|取代|替换掉?|从|比起)\s*(?:用\s*)?)$"
 )
 
 
@@ -235,6 +250,17 @@ def _dates_grounded(value: str, span: str, anchor: dt.datetime) -> tuple[bool, s
     return True, rest
 
 
+def _times_grounded(rest: str, span: str) -> tuple[bool, str]:
+    """Check each ``HH:MM`` of ``rest`` against the clock times ``span`` says ("10am",
+    "下午两点"); return ``rest`` without them."""
+    said = {clock.hhmm for clock in find_clock_times(span)}
+    for m in reversed(list(_HHMM.finditer(rest))):
+        if m.group(0) not in said:
+            return False, rest
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    return True, rest
+
+
 def _negation_kept(value: str, span: str) -> bool:
     """The classifier's own notion of negation, so both stages agree on what "not" is."""
     return classify(value).has(Feature.NEGATED) or not classify(span).has(Feature.NEGATED)
@@ -267,6 +293,8 @@ def _in_order(rest: str, folded_span: str, spec: KeySpec) -> bool:
 def _text_grounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime) -> bool:
     folded_span = _fold(span)
     dates_ok, rest = _dates_grounded(value, span, anchor)
+    if dates_ok and spec.value.get("type") == "dated_text":
+        dates_ok, rest = _times_grounded(rest, span)  # "2026-03-13 10:00 …" by "at 10am"
     if not dates_ok:
         return False
     rest = _fold(rest)
@@ -325,7 +353,7 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):
         return NEGATION_DROPPED
-    if dropped_qualifier(value, span, free_text=True):
+    if dropped_qualifier(value, span, free_text=not _name_like(value, spec)):
         return QUALIFIER_DROPPED
     return None
 
@@ -361,3 +389,15 @@ def _dated_ungrounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
     if dropped_qualifier(parsed.what, rest, free_text=True):
         return QUALIFIER_DROPPED
     return None
+
+
+def _name_like(value: str, spec: KeySpec) -> bool:
+    """A short text key holding a name ("PostgreSQL", "Arch Linux", "阿里云") is a choice,
+    restricted like an enum: "I only use Vue" / "我的服务器一般用腾讯云" is still Vue / 腾讯云.
+    A claim ("I only drink decaf") keeps "only", "usually" and the like."""
+    if spec.value.get("type") != "text" or int(spec.value.get("max_length", 500)) > 100:
+        return False
+    value = value.strip()
+    if _CJK_RUN.search(value):
+        return len(value) <= 6  # "阿里云", "腾讯云"; a Chinese clause is longer
+    return len(value.split()) <= 3

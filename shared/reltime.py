@@ -256,6 +256,35 @@ def _zh_weekday(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, s
     return monday + dt.timedelta(days=ZH_WEEKDAYS[m.group(2)]), Granularity.DAY, ""
 
 
+def _en_weekday_of_week(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """ "Monday next week", "Friday this week": that weekday of the named week."""
+    weekday, shift = EN_WEEKDAYS[m.group(1).lower()], EN_SHIFT[m.group(2).lower()]
+    return _monday(day, shift) + dt.timedelta(days=weekday), Granularity.DAY, ""
+
+
+def _day_of_month(shift: int, number: int, day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """Day ``number`` of the month ``shift`` months from ``day``'s; an impossible day (the
+    31st of a 30-day month) clamps to the month's last day."""
+    first = _shift_month(day, shift)
+    last = (_shift_month(first, 1) - dt.timedelta(days=1)).day
+    return first.replace(day=min(max(number, 1), last)), Granularity.DAY, ""
+
+
+def _en_day_of_month(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """ "the 15th of next month", "on the 3rd this month"."""
+    return _day_of_month(EN_SHIFT[m.group(2).lower()], int(m.group(1)), day)
+
+
+def _zh_day_of_month(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """ "下个月5号", "本月28日", "这个月二十号"."""
+    return _day_of_month(ZH_SHIFT[m.group(1)], _zh_num(m.group(2)), day)
+
+
+def _zh_weekday_after_next(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """ "下下周二": weekday X of the week after next."""
+    return _monday(day, 2) + dt.timedelta(days=ZH_WEEKDAYS[m.group(1)]), Granularity.DAY, ""
+
+
 def _zh_week(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
     return _monday(day, ZH_SHIFT[m.group(1)]), Granularity.WEEK, ""
 
@@ -272,6 +301,17 @@ _EN_DAY_ALT = "|".join(w.replace(" ", r"\s+") for w in sorted(EN_DAY_WORDS, key=
 PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re.compile(_L + "(?:" + _EN_DAY_ALT + ")" + _R, re.I), _en_day),
     (re.compile(_L + r"(last|this|next)\s+(" + _WEEKDAY + ")" + _R, re.I), _en_weekday),
+    (
+        re.compile(_L + r"(" + _WEEKDAY + r")\s+(?:of\s+)?(this|next|last)\s+week" + _R, re.I),
+        _en_weekday_of_week,
+    ),
+    (
+        re.compile(
+            _L + r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(this|next|last)\s+month" + _R,
+            re.I,
+        ),
+        _en_day_of_month,
+    ),
     (re.compile(_L + r"(last|this|next)\s+(week|month|year)" + _R, re.I), _en_period),
     (
         re.compile(_L + _EN_NUM + r"\s+(days?|weeks?|months?|years?)\s+ago" + _R, re.I),
@@ -282,10 +322,12 @@ PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d),
     ),
     (
-        re.compile(_L + _EN_NUM + r"\s+(days?|weeks?)\s+from\s+now" + _R, re.I),
+        re.compile(_L + _EN_NUM + r"\s+(days?|weeks?)\s+from\s+(?:now|today)" + _R, re.I),
         lambda m, d: _ago(_en_num(m.group(1)), m.group(2), 1, d),
     ),
     (re.compile("|".join(sorted(ZH_DAY_WORDS, key=len, reverse=True))), _zh_day),
+    (re.compile(r"下下(?:个)?(?:周|星期|礼拜)(" + _ZH_WD + ")"), _zh_weekday_after_next),
+    (re.compile(r"([上下这本])(?:个)?月\s*" + _ZH_NUM + r"\s*[号日]"), _zh_day_of_month),
     (re.compile(r"([上下这本])(?:个)?(?:周|星期|礼拜)(" + _ZH_WD + ")"), _zh_weekday),
     (
         re.compile(r"([上下这本])(?:个)?(?:周|星期|礼拜)(?![期边围到全长年" + _ZH_WD[1:-1] + "])"),
@@ -311,6 +353,8 @@ def _blocked(sentence: str, m: re.Match[str]) -> bool:
         return False
     before = sentence[m.start() - 1] if m.start() > 0 else ""
     after = sentence[m.end()] if m.end() < len(sentence) else ""
+    if word.endswith("天") and sentence[m.end() : m.end() + 2] == "下午":
+        return before in ZH_DAY_BLOCK_BEFORE  # "后天下午" is the afternoon, not "天下"
     return before in ZH_DAY_BLOCK_BEFORE or after in ZH_DAY_BLOCK_AFTER
 
 

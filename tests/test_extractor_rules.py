@@ -163,20 +163,21 @@ def test_extract__proposes_nothing_durable(text: str) -> None:
         (
             "Remember that I started leading the platform team yesterday.",
             EN_TIME,
-            "I started leading the platform team on 2026-03-09",
+            "2026-03-09 I started leading the platform team",
         ),
-        ("请记住，我昨天开始负责支付服务的值班。", ZH_TIME, "我2026-05-19开始负责支付服务的值班"),
+        ("请记住，我昨天开始负责支付服务的值班。", ZH_TIME, "2026-05-19 我 开始负责支付服务的值班"),
         (
             "Remember that I joined the company last Monday.",
             EN_TIME,
-            "I joined the company on 2026-03-02",
+            "2026-03-02 I joined the company",
         ),
     ],
 )
 def test_extract__stores_absolute_dates_not_relative_words(
     text: str, created_at: str, value: str
 ) -> None:
-    assert found(text, created_at=created_at) == [("preference.note", value)]
+    # a dated event the owner asked to remember (issue 15): the date leads the value
+    assert found(text, created_at=created_at) == [("task_fact.event", value)]
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memwarden.services.extractor.household import allergy, diet, household_note
+from memwarden.services.extractor.languages import is_language_variant, language_phrase
+from memwarden.services.extractor.tools import EN_TOOL_VERB, ZH_TOOL_VERB, tool_mention
 from memwarden.shared.classifier import DECISION, fold_text
 from memwarden.shared.grounding import form_pattern
 from memwarden.shared.registry import KeySpec, Registry
@@ -33,8 +36,18 @@ KEY_ORDER: tuple[str, ...] = (
     "decision.note",
     "preference.note",
     "task_fact.note",
+    # issue 15: appended, so the ordinals of the keys above do not move
+    "preference.database",
+    "preference.framework",
+    "preference.os",
+    "preference.shell",
+    "preference.cloud",
+    "profile.diet",
+    "profile.allergy",
+    "profile.note",
+    "task_fact.event",
 )
-ORDINAL_STRIDE = 16
+ORDINAL_STRIDE = 32  # > len(KEY_ORDER): ordinals of different sentences never collide
 
 # --------------------------------------------------------------------------- cue data
 
@@ -51,7 +64,7 @@ EN_PREFERENCE_VERB = (
 ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到)"
 # ...unless the value is the rejected alternative ("pnpm over **npm**", "从 **npm** 换成").
 EN_REJECTED_BEFORE = r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from)"
-ZH_REJECTED_BEFORE = r"(?:而不是|不是|不用|不要|比|从|而非|代替|取代|替换掉?)"
+ZH_REJECTED_BEFORE = r"(?:而不是|不是|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?)"
 
 EN_THEME_NOUN = r"(?:mode|theme|themes|ui|colou?r scheme|appearance|skin)"
 ZH_THEME_NOUN = r"(?:主题|模式|配色|外观|皮肤|界面)"
@@ -236,12 +249,18 @@ def package_manager(s: Sentence, spec: KeySpec) -> str | None:
 
 
 def language(s: Sentence, spec: KeySpec) -> str | None:
+    """The reply language; a variant keeps its qualifier as written ("British English",
+    "繁體中文", "巴西葡萄牙语") and a language the registry does not list is still named."""
     if not re.search(EN_REPLY_CONTEXT + "|" + ZH_REPLY_CONTEXT, s.folded):
         return None
 
     def language_object(pos: int) -> bool:
         return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
 
+    phrase = language_phrase(s.raw)
+    named = phrase is not None and (is_language_variant(phrase) or spec.canonical(phrase) is None)
+    if named and spec.validate(phrase) is None:
+        return phrase  # a registry that takes it gets the phrase; its own names stay canonical
     return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
 
 
@@ -325,6 +344,29 @@ def decision(s: Sentence, spec: KeySpec) -> str | None:
     return s.claim if DECISION.search(s.folded) else None
 
 
+_TOOL_STATED = rf"(?:\b{EN_PREFERENCE_VERB}|\b{EN_TOOL_VERB}|{ZH_PREFERENCE_VERB}|{ZH_TOOL_VERB})"
+_TOOL_REJECTED = re.compile(
+    rf"(?:\b{EN_REJECTED_BEFORE}\s+(?:the\s+|using\s+|plain\s+)?"
+    rf"|{ZH_REJECTED_BEFORE}\s*(?:用\s*)?)$"
+)
+
+
+def _tool_router(key: str) -> Callable[[Sentence, KeySpec], str | None]:
+    """A router for one tool key (database, framework, OS, shell, cloud)."""
+
+    def router(s: Sentence, spec: KeySpec) -> str | None:
+        role = re.compile(ROLE_AFTER)
+        return tool_mention(
+            s.raw,
+            s.folded,
+            key,
+            lambda p: _near_before(s.folded, p, _TOOL_STATED) or bool(role.match(s.folded[p:])),
+            lambda p: bool(_TOOL_REJECTED.search(s.folded[max(0, p - 20) : p])),
+        )
+
+    return router
+
+
 ROUTERS: dict[str, Callable[[Sentence, KeySpec], str | None]] = {
     "preference.package_manager": package_manager,
     "preference.language": language,
@@ -337,6 +379,14 @@ ROUTERS: dict[str, Callable[[Sentence, KeySpec], str | None]] = {
     "profile.contact": contact,
     "profile.health": health,
     "decision.note": decision,
+    "preference.database": _tool_router("preference.database"),
+    "preference.framework": _tool_router("preference.framework"),
+    "preference.os": _tool_router("preference.os"),
+    "preference.shell": _tool_router("preference.shell"),
+    "preference.cloud": _tool_router("preference.cloud"),
+    "profile.diet": lambda s, spec: s.claim if diet(s.folded) else None,
+    "profile.allergy": lambda s, spec: s.claim if allergy(s.folded) else None,
+    "profile.note": lambda s, spec: s.claim if household_note(s.raw, s.folded) else None,
 }
 
 
@@ -355,9 +405,15 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
             continue
         value = router(s, spec)
         if value:
-            routed[key] = spec.canonical(value) or value  # "Vim" -> "vim", "深色" -> "dark"
+            # "Vim" -> "vim", "深色" -> "dark"; a language variant stays whole ("British English")
+            # wherever the registry accepts it (language() checked); otherwise the registry
+            # gets the plain language rather than nothing
+            variant = key == "preference.language" and is_language_variant(value)
+            routed[key] = value if variant else spec.canonical(value) or value
     if "decision.note" in routed and len(routed) > 1:
         del routed["decision.note"]  # "I decided to use pnpm": the narrower key says it
+    if "profile.diet" in routed or "profile.allergy" in routed:
+        routed.pop("profile.health", None)  # an allergy or a diet says it, as sensitive
     return routed
 
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from memwarden.services.extractor.events import event_value
 from memwarden.services.extractor.routes import (
+    GROUP_SPEAKER,
     KEY_ORDER,
     ORDINAL_STRIDE,
     has_speaker,
@@ -26,6 +28,7 @@ from memwarden.services.extractor.routes import (
     route,
 )
 from memwarden.shared.classifier import (
+    DATED_EVENT_TOLERATED,
     NOT_DURABLE,
     Feature,
     SentenceFeatures,
@@ -48,7 +51,7 @@ from memwarden.shared.reltime import normalise_relative_times
 from memwarden.shared.secrets import contains_secret
 from memwarden.shared.segmenter import Sentence, split_sentences
 
-EXTRACTOR_VERSION = "rules-1.0"
+EXTRACTOR_VERSION = "rules-1.1"  # issue 15: new keys, events, ORDINAL_STRIDE 32
 
 CONFIDENCE_EXPLICIT = 0.9  # "remember that …", "请记住"
 CONFIDENCE_FIRST_PERSON = 0.8  # "I prefer …", "我一直用 …"
@@ -62,10 +65,19 @@ _TRAILING_CUE = re.compile(
     r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记着)(?:了|哦|啊|吧)?)$",
     re.I,
 )
+_EVENT_KEY = "task_fact.event"  # dated events the owner asked to remember
+_DIET_KEY = "profile.diet"
+_HOUSEHOLD_KEY = "profile.note"
 _SESSION_KEY = "task_fact.note"  # only ever from a sentence that is one-time and nothing else
 _NOTE_KEY = "preference.note"  # explicit remember-instructions that fit nothing narrower
 # How to reply is always about the owner, so an instruction needs no "I" to be theirs.
 _REPLY_KEYS = frozenset({"preference.language", "preference.communication_style"})
+
+
+def raw_claim(sentence: str) -> str:
+    """The claim clause of ``sentence`` as written: remember-cue and end punctuation stripped."""
+    claim = sentence[claim_offset(sentence) :].strip().rstrip(_TRAILING).strip()
+    return _TRAILING_CUE.sub("", claim).rstrip(_TRAILING).strip()
 
 
 def claim_text(sentence: str, anchor: dt.datetime) -> str:
@@ -74,9 +86,7 @@ def claim_text(sentence: str, anchor: dt.datetime) -> str:
     ``"Remember that I started leading the platform team yesterday."`` (2026-03-10) ->
     ``"I started leading the platform team on 2026-03-09"``.
     """
-    claim = sentence[claim_offset(sentence) :].strip().rstrip(_TRAILING).strip()
-    claim = _TRAILING_CUE.sub("", claim).rstrip(_TRAILING).strip()
-    return normalise_relative_times(claim, anchor).strip()
+    return normalise_relative_times(raw_claim(sentence), anchor).strip()
 
 
 def _confidence(features: SentenceFeatures) -> float:
@@ -87,17 +97,42 @@ def _confidence(features: SentenceFeatures) -> float:
     return CONFIDENCE_INFERRED
 
 
+def _remembered_event(sentence: str, features: SentenceFeatures, anchor: dt.datetime) -> str | None:
+    """The ``task_fact.event`` value of a dated event the owner asked to remember, or None.
+
+    Only an explicit request makes an event durable ("记一下，我们下周五上线"); one merely
+    mentioned ("The design review is tomorrow") is not, nor one that is also hypothetical,
+    questioned, reported, uncertain, one-time or sarcastic. A plan or a passing state is
+    what an event is, so those two do not count against it (the gate agrees).
+    """
+    if not features.has(Feature.EXPLICIT_INSTRUCTION):
+        return None
+    if features.features & NOT_DURABLE - DATED_EVENT_TOLERATED:
+        return None
+    found = event_value(raw_claim(sentence), anchor)
+    return found[0] if found else None
+
+
 def _candidates(
     sentence: str,
     claim: str,
     features: SentenceFeatures,
     registry: Registry,
     session_task_facts: bool,
+    anchor: dt.datetime,
 ) -> dict[str, str]:
     """key -> value this sentence may propose; empty when it states nothing durable."""
     if features.has(Feature.QUESTION):
         return {}
+    event = _remembered_event(sentence, features, anchor)
+    if event is not None and (features.not_durable or features.has(Feature.NEGATED)):
+        return {_EVENT_KEY: event}  # the event is all a plan or a negation may give
     if features.has(Feature.NEGATED):
+        # "I don't eat pork", "请记住，我不吃辣": a diet is the whole claim, negation kept
+        s = make_sentence(sentence, claim)
+        owners = not features.not_durable and has_speaker(s.folded) and claim
+        if owners and route(s, registry).get(_DIET_KEY) == claim:
+            return {_DIET_KEY: claim}
         # "Remember that I never take calls on Fridays": only the whole claim, negation kept,
         # as a note; a narrow key would turn "I don't use npm" into npm
         negated_note = (
@@ -126,7 +161,10 @@ def _candidates(
         or key == "decision.note"
         or (key in _REPLY_KEYS and instructed)
         or (key.startswith("profile.") and speaker)
+        or (key == _HOUSEHOLD_KEY and re.search(GROUP_SPEAKER, s.folded))  # "our dog is …"
     }
+    if event is not None and not routed:
+        return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
     if not routed and instructed and claim and not features.has(Feature.GENERAL_FACT):
         routed[_NOTE_KEY] = claim  # "remember that …" about the owner, fitting nothing narrower
     return routed
@@ -198,7 +236,9 @@ def extract(
         previous_secret_end = None
         features = classify_span(turn.text, sent.start, sent.end)  # frames on earlier lines too
         claim = claim_text(sent.text, turn.created_at)
-        candidates = _candidates(sent.text, claim, features, registry, session_task_facts)
+        candidates = _candidates(
+            sent.text, claim, features, registry, session_task_facts, turn.created_at
+        )
         for key in sorted(candidates, key=KEY_ORDER.index):
             spec = registry.get(key.split(".", 1)[0], key)
             value = candidates[key]

@@ -12,7 +12,15 @@ from datetime import datetime, timedelta
 
 from memwarden.shared.canonical import claim_text, proposal_identity, sha256_hex
 from memwarden.shared.canonical import proposal_id as compute_proposal_id
-from memwarden.shared.classifier import NOT_DURABLE, Feature, classify, classify_span, named_project
+from memwarden.shared.classifier import (
+    DATED_EVENT_TOLERATED,
+    NOT_DURABLE,
+    Feature,
+    SentenceFeatures,
+    classify,
+    classify_span,
+    named_project,
+)
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
     MemoryKind,
@@ -34,7 +42,6 @@ SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
 SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
 # A dated event is a plan by nature ("the review is on Friday"): kept when the owner asked
 # to remember it (issue 15), never when merely mentioned.
-EVENT_TOLERATED = frozenset({Feature.FUTURE_PLAN})
 FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
 # "Remember that our CI uses yarn" is not the owner's preference: a single-valued
 # preference or profile fact needs the owner in the sentence. Instructions about how to talk
@@ -246,19 +253,17 @@ def _check_durability(
     # a session task fact may be one-time or passing ("use npm this time"), never someone
     # else's words, a question, a hypothesis or sarcasm
     session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
-    spec = registry.get(p.kind.value, p.normalized_key)
-    event_ok = (
-        spec is not None
-        and spec.dated
-        and features.has(Feature.EXPLICIT_INSTRUCTION)
-        and not (features.features & NOT_DURABLE - EVENT_TOLERATED)
-    )
+    event_ok = _remembered_event(p, features, registry)
     if features.not_durable or general_note:
-        if not (session_ok or event_ok) or general_note:
+        if event_ok and not general_note:
+            a.passed("dated_event")
+        elif not session_ok or general_note:
             a.not_durable.append("not_durable")
             a.not_durable.extend(a.features)
             return
-        a.passed("session_task_fact" if session_ok else "event_asked_to_remember")
+        else:
+            a.passed("session_task_fact")
+    spec = registry.get(p.kind.value, p.normalized_key)
     if spec is not None and spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
         a.reject.append("note_requires_explicit_instruction")
         return
@@ -283,6 +288,17 @@ def _check_durability(
         a.review.append(project_review)
     if not a.review:
         a.passed("durability")
+
+
+def _remembered_event(p: MemoryProposal, features: SentenceFeatures, registry: Registry) -> bool:
+    """A dated-text value the owner explicitly asked to remember, nothing else not durable."""
+    spec = registry.get(p.kind.value, p.normalized_key)
+    return (
+        spec is not None
+        and spec.value.get("type") == "dated_text"
+        and features.has(Feature.EXPLICIT_INSTRUCTION)
+        and not (features.features & NOT_DURABLE - DATED_EVENT_TOLERATED)
+    )
 
 
 def _session_task_fact(p: MemoryProposal, msg: StoredMessage) -> bool:

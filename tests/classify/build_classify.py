@@ -37,8 +37,17 @@ def _turn(cid: str, text: str, n: int = 1) -> dict:
     }
 
 
+# Diet is sensitive since issue 15 (profile.diet): asked to be remembered, it goes to the
+# owner for confirmation instead of committing as a note.
+SENSITIVE_SINCE_ISSUE_15 = frozenset(
+    {"Remember that I don't eat pork.", "Remember that I'm vegetarian."}
+)
+
+
 def turn_case(cid: str, category: str, lang: str, text: str, outcome: str, *has: str) -> None:
     """The built-in extractor and the gate see one user turn."""
+    if text in SENSITIVE_SINCE_ISSUE_15:
+        outcome, has = "not_auto", ()
     expect: dict = {"message_id": f"{cid}-m1", "outcome": outcome}
     if outcome == "commit":
         expect["value_has"] = list(has)
