@@ -42,11 +42,15 @@ def parse_dated(value: str) -> DatedText | None:
 
 def event_expiry(value: str, written_at: dt.datetime, grace: dt.timedelta) -> dt.datetime | None:
     """The end of the event's day in the writer's UTC offset (``written_at``'s), plus
-    ``grace``; None when ``value`` is not a dated value."""
+    ``grace``; None when ``value`` is not a dated value, or when the event was already over
+    when it was said ("I shipped v2 last Friday"): that is a fact of history, kept like any
+    other, not an appointment that lapses."""
     parsed = parse_dated(value)
     if parsed is None:
         return None
     tz = written_at.tzinfo or dt.UTC
+    if parsed.date < written_at.astimezone(tz).date():
+        return None
     next_day = dt.datetime.combine(parsed.date + dt.timedelta(days=1), dt.time(), tzinfo=tz)
     return next_day + grace
 

@@ -296,9 +296,10 @@ def _open_language_registry() -> Registry:
 @pytest.mark.parametrize(
     ("text", "open_value", "enum_value"),
     [
-        ("Always reply to me in British English.", "British English", "English"),
-        ("以后都用繁體中文回复我。", "繁體中文", "中文"),
-        ("以后请用英文回复我。", "English", "English"),  # a plain language: its registry name
+        ("Always reply to me in British English.", "British English", "British English"),
+        ("以后都用繁體中文回复我。", "繁體中文", "繁體中文"),
+        # a plain language: the registry's canonical form (BCP 47 tag and both names)
+        ("以后请用英文回复我。", "English", "en English 英语"),
     ],
 )
 def test_route__a_language_variant_is_not_collapsed_where_the_registry_takes_it(
@@ -306,7 +307,7 @@ def test_route__a_language_variant_is_not_collapsed_where_the_registry_takes_it(
 ) -> None:
     sentence = make_sentence(text, text.rstrip("。."))
     assert route(sentence, _open_language_registry())["preference.language"] == open_value
-    # a registry that lists only plain languages gets the plain one rather than nothing
+    # the BCP 47 registry keeps the variant too (a plain-only registry would get the plain one)
     assert route(sentence, REGISTRY)["preference.language"] == enum_value
 
 

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TextIO
 
 from memwarden.services.eval import action_steps
@@ -83,6 +84,13 @@ class CaseRun:
     actions: list[action_steps.ActionStep] = field(default_factory=list)
     # turns the models refused (ids off the strict pattern …): field names only, no value
     refused_turns: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def clock(self) -> datetime | None:
+        """The case's own "now": its latest turn. Expectations judge the state right after the
+        conversation, so an event memory that has since expired in wall-clock time (a March
+        meeting judged in November) still counts as recallable when it was said."""
+        return max((t.created_at for t in self.turns), default=None)
 
     @property
     def tenants(self) -> list[str]:
@@ -236,7 +244,7 @@ def _checkpoint(
     checkpoint: int | str,
     snapshots: TextIO | None,
 ) -> None:
-    state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"])
+    state = read_state(run.engine, run.ns, run.tenants, run.case["subject_id"], now=run.clock)
     decisions: list[str | None] = [r.decision.value for r in run.receipts]
     for exp in expectations:
         if "action" in exp:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from memwarden.services.eval.cases import Namespace
@@ -65,10 +66,16 @@ class CaseState:
         return [json.dumps(r["value"], ensure_ascii=False).lower() for r in self.recall]
 
 
-def read_state(engine: Engine, ns: Namespace, tenant_ids: list[str], subject_id: str) -> CaseState:
+def read_state(
+    engine: Engine,
+    ns: Namespace,
+    tenant_ids: list[str],
+    subject_id: str,
+    now: datetime | None = None,
+) -> CaseState:
     """Memories, proposals and recall of ``subject_id`` in the case's tenants; the first tenant
-    is the case's own, the one recall is asked for."""
-    recalled_rows = recall(tenant_ids[0], subject_id, k=10_000, engine=engine)
+    is the case's own, the one recall is asked for, as of ``now`` (wall-clock when None)."""
+    recalled_rows = recall(tenant_ids[0], subject_id, k=10_000, engine=engine, now=now)
     recallable = {(r.memory_id, r.version) for r in recalled_rows}
     with unit_of_work(engine) as uow:
         conn = uow.conn
