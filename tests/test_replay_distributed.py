@@ -290,7 +290,7 @@ def test_replay_distributed__shadow_writes_nothing_live_and_predicts_in_process_
     body = report_of(out)
     assert body["shadow"] and summary(body) == summary(expected)
 
-    def decided(run_id: str) -> list[tuple[str, str, str]]:
+    def shadow_rows(run_id: str) -> list[tuple[str, str, str]]:
         with engine.connect() as conn:
             rows = conn.execute(
                 select(
@@ -301,7 +301,7 @@ def test_replay_distributed__shadow_writes_nothing_live_and_predicts_in_process_
             ).all()
         return sorted(map(tuple, rows))
 
-    assert decided("shadow") == decided("inproc-t-inproc") != []
+    assert shadow_rows("shadow") == shadow_rows("inproc-t-inproc") != []
 
 
 @pytest.mark.slow

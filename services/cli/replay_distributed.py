@@ -44,7 +44,12 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         )
     if args.lanes < 1:
         raise CliError("--lanes must be at least 1")
+    from memwarden.shared.celery_app import Stage
+    from memwarden.shared.relay import redis_busy_queues
+
     engine = open_engine()
+    busy = redis_busy_queues(get_settings().broker_url)
+    queue_busy = (lambda: Stage.REPLAY.value in busy()) if busy else None
     logging.getLogger("memwarden.gate").setLevel(logging.WARNING)
     try:
         plan = open_distributed(
@@ -78,7 +83,7 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         )
         try:
             while True:
-                dispatch(engine, options.run_id, publish_chunk)
+                dispatch(engine, options.run_id, publish_chunk, queue_busy=queue_busy)
                 state = progress(engine, options.run_id)
                 rate = (state.turns_done - done_at_start) / max(time.monotonic() - started, 1e-9)
                 bar.update(

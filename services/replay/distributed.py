@@ -179,10 +179,17 @@ def _plan_json(row: Any) -> dict[str, Any]:
     return {"chunks": row.chunks, "turns": row.turns, "files": len(json.loads(row.files))}
 
 
-def dispatch(engine: Engine, run_id: str, publish: Publish) -> int:
+def dispatch(
+    engine: Engine, run_id: str, publish: Publish, *, queue_busy: Callable[[], bool] | None = None
+) -> int:
     """Publish every chunk that may run now and is not in a worker's hands: the first
     unfinished chunk of each lane, never published or published longer than the redelivery
-    deadline ago, with no live lease and not failed. Returns how many were published."""
+    deadline ago, with no live lease and not failed. Returns how many were published.
+
+    ``queue_busy`` (is the replay queue non-empty?) holds back chunks that were published but
+    never claimed: while the queue has messages, theirs is most likely still waiting there,
+    and republishing every deadline would only grow the queue. A chunk whose claim lapsed
+    (its worker died or gave up) is republished at once either way."""
     settings = get_settings()
     now = utcnow()
     overdue = now - timedelta(seconds=settings.redeliver_seconds)
@@ -210,6 +217,8 @@ def dispatch(engine: Engine, run_id: str, publish: Publish) -> int:
         )
         .order_by(c.c.chunk_no)
     )
+    if queue_busy is not None and queue_busy():
+        stmt = stmt.where(c.c.published_at.is_(None) | c.c.claimed_until.isnot(None))
     with unit_of_work(engine) as uow:
         if uow.dialect == "postgresql":
             # a worker finishing the chunk holds its row: skip it rather than wait
@@ -568,7 +577,10 @@ def _give_up(engine: Engine, claim: Claim, error: str, *, permanent: bool) -> st
         failed = permanent or row.attempts >= MAX_ATTEMPTS
         uow.conn.execute(
             _ours(claim).values(
-                claimed_until=None, error=error[:500], failed_at=utcnow() if failed else None
+                # a lapsed lease (not None): the sweep republishes it even while the queue is busy
+                claimed_until=utcnow(),
+                error=error[:500],
+                failed_at=utcnow() if failed else None,
             )
         )
         uow.commit()
