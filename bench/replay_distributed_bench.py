@@ -40,9 +40,16 @@ PROFILE_BUCKETS = [  # first match in a sampled stack (leaf first) names the buc
     ("database driver / network wait", ("psycopg", "socket", "selectors")),
     ("SQLAlchemy", ("sqlalchemy",)),
     ("gate (services/gate)", ("services/gate",)),
-    ("extractor (rules, segmenter, classifier)", ("services/extractor", "shared/segmenter",
-                                                  "shared/classifier", "shared/reltime",
-                                                  "shared/grounding")),  # fmt: skip
+    (
+        "extractor (rules, segmenter, classifier)",
+        (
+            "services/extractor",
+            "shared/segmenter",
+            "shared/classifier",
+            "shared/reltime",
+            "shared/grounding",
+        ),
+    ),
     ("secret / sensitive detection", ("shared/secret", "shared/sensitive")),
     ("ingest", ("services/ingest",)),
     ("pydantic validation", ("pydantic",)),
@@ -68,8 +75,10 @@ def start_workers(n: int, env: dict[str, str], logs: Path) -> list[subprocess.Po
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-m", "memwarden.services.cli", "worker", "replay"],
-                env=env, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # ready: each log says so
@@ -94,6 +103,16 @@ def commits(engine: object, dbname: str) -> int:
         return int(
             conn.execute(
                 text("SELECT xact_commit FROM pg_stat_database WHERE datname = :d"), {"d": dbname}
+            ).scalar_one()
+        )
+
+
+def rows_written(engine: object) -> int:
+    """Rows inserted or updated in this database so far (the statistics lag a moment)."""
+    with engine.connect() as conn:  # type: ignore[attr-defined]
+        return int(
+            conn.execute(
+                text("SELECT coalesce(sum(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables")
             ).scalar_one()
         )
 
@@ -136,22 +155,48 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
         raw = tmp / f"profile-{n}.txt"
         if profile and shutil.which("py-spy", path=str(Path(sys.executable).parent)):
             spy = subprocess.Popen(
-                [str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
-                 str(workers[0].pid), "--format", "raw", "--output", str(raw), "--rate", "50",
-                 "--nonblocking"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+                [
+                    str(Path(sys.executable).parent / "py-spy"),
+                    "record",
+                    "--pid",
+                    str(workers[0].pid),
+                    "--format",
+                    "raw",
+                    "--output",
+                    str(raw),
+                    "--rate",
+                    "50",
+                    "--nonblocking",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         cpu_before = [cpu_seconds(p.pid) for p in workers]
         commits_before = commits(engine, dbname)
+        rows_before = rows_written(engine)
         backends_before = {pid: cpu_seconds(pid) for pid in backend_pids(engine, dbname)}
         report = tmp / f"report-{n}.json"
         usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "memwarden.services.cli", "replay", "--distributed",
-             str(data), "--tenant", "hist", "--batch", "500", "--report", str(report)],
-            env=env, capture_output=True, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "memwarden.services.cli",
+                "replay",
+                "--distributed",
+                str(data),
+                "--tenant",
+                "hist",
+                "--batch",
+                "500",
+                "--report",
+                str(report),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - t0
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
@@ -160,6 +205,8 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
         backends = backend_pids(engine, dbname)
         pg_cpu = sum(cpu_seconds(pid) - backends_before.get(pid, 0.0) for pid in backends)
         txs = commits(engine, dbname) - commits_before
+        time.sleep(1.5)  # let the backends report their row counts
+        rows = rows_written(engine) - rows_before
         with engine.connect() as conn:
             chunks = conn.execute(text("SELECT count(*), sum(attempts) FROM replay_chunks")).one()
         if spy:
@@ -184,6 +231,7 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
         "pg_cpu": pg_cpu,
         "coordinator_cpu": coordinator_cpu,
         "commits": txs,
+        "rows": rows,
         "chunks": int(chunks[0]),
         "attempts": int(chunks[1]),
         "profile": profile_summary(raw) if spy and raw.exists() else None,
@@ -194,12 +242,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=40_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--broker", default=os.environ.get("MEMWARDEN_BENCH_BROKER",
-                                                          "redis://127.0.0.1:6379/13"))  # fmt: skip
+    parser.add_argument(
+        "--broker", default=os.environ.get("MEMWARDEN_BENCH_BROKER", "redis://127.0.0.1:6379/13")
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy the 1-worker run")
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
-          "(shared with other engineers' work: figures are lower bounds)")  # fmt: skip
+    print(
+        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+        "(shared with other engineers' work: figures are lower bounds)"
+    )
     results = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -216,7 +267,8 @@ def main() -> None:
                 f"{r['command_wall']:.1f} s command wall incl. planning); CPU per 1k turns: "
                 f"workers {1000 * r['worker_cpu'] / t:.2f} s, PostgreSQL backends "
                 f"{1000 * r['pg_cpu'] / t:.2f} s, coordinator {1000 * r['coordinator_cpu'] / t:.2f}"
-                f" s; {r['commits'] / t:.4f} commits/turn; {r['chunks']} chunks, "
+                f" s; {r['commits'] / t:.4f} commits/turn, {r['rows'] / t:.2f} rows written/turn; "
+                f"{r['chunks']} chunks, "
                 f"{r['attempts']} claims, {r['attempts'] / t:.4f} broker messages/turn "
                 f"(plus one redelivery sweep query every 0.5 s); load {os.getloadavg()[0]:.1f}"
             )
@@ -226,8 +278,10 @@ def main() -> None:
                     print(f"    {share:6.1%}  {bucket}")
     one = results[0]["fleet_rate"]
     for r in results[1:]:
-        print(f"gain {r['workers']} workers over {results[0]['workers']}: "
-              f"{r['fleet_rate'] / one:.2f}x")  # fmt: skip
+        print(
+            f"gain {r['workers']} workers over {results[0]['workers']}: "
+            f"{r['fleet_rate'] / one:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -173,9 +173,7 @@ def report_of(path: Path) -> dict[str, Any]:
 
 def chunk_rows(engine: Engine, run_id: str) -> list[Any]:
     with engine.connect() as conn:
-        return conn.execute(
-            select(replay_chunks).where(replay_chunks.c.run_id == run_id)
-        ).all()
+        return conn.execute(select(replay_chunks).where(replay_chunks.c.run_id == run_id)).all()
 
 
 @pytest.mark.slow
@@ -213,22 +211,38 @@ def test_replay_distributed__a_worker_killed_mid_chunk_costs_only_that_chunk(
     victim = cluster.worker()
     out = tmp_path / "report.json"
     coordinator = cluster.start(
-        "replay", "--distributed", str(path), "--tenant", "t-dist", "--batch", "150",
-        "--lanes", "2", "--run-id", "kill-worker", "--report", str(out),
-    )  # fmt: skip
+        "replay",
+        "--distributed",
+        str(path),
+        "--tenant",
+        "t-dist",
+        "--batch",
+        "150",
+        "--lanes",
+        "2",
+        "--run-id",
+        "kill-worker",
+        "--report",
+        str(out),
+    )
 
     def victim_holds_a_chunk() -> bool:
         return any(
-            r.claimed_by and r.claimed_by.endswith(f":{victim.pid}") and r.done_at is None
+            r.claimed_by
+            and r.claimed_by.endswith(f":{victim.pid}")
+            and r.done_at is None
             and r.claimed_until is not None
             for r in chunk_rows(engine, "kill-worker")
-        )  # fmt: skip
+        )
 
     wait_for(victim_holds_a_chunk)
     victim.send_signal(signal.SIGKILL)
     victim.wait()
-    held = [r.chunk_no for r in chunk_rows(engine, "kill-worker") if r.done_at is None
-            and r.claimed_by and r.claimed_by.endswith(f":{victim.pid}")]  # fmt: skip
+    held = [
+        r.chunk_no
+        for r in chunk_rows(engine, "kill-worker")
+        if r.done_at is None and r.claimed_by and r.claimed_by.endswith(f":{victim.pid}")
+    ]
     cluster.worker()
     assert coordinator.wait(240) == 0
     body = report_of(out)
@@ -285,8 +299,11 @@ def test_replay_distributed__shadow_writes_nothing_live_and_predicts_in_process_
     )
     assert code == 0, text
     assert changed(before, counts(engine)) <= {
-        "replay_runs", "replay_plans", "replay_chunks", "shadow_decisions"
-    }  # fmt: skip
+        "replay_runs",
+        "replay_plans",
+        "replay_chunks",
+        "shadow_decisions",
+    }
     body = report_of(out)
     assert body["shadow"] and summary(body) == summary(expected)
 
@@ -330,11 +347,21 @@ def test_replay_distributed__without_a_broker_it_refuses_in_one_line(tmp_path: P
     path = write_history(tmp_path / "history.jsonl", subjects=1, sessions=1, turns=1)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMWARDEN_")}
     done = subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "replay", "--distributed", str(path),
-         "--tenant", "t"],
+        [
+            sys.executable,
+            "-m",
+            "memwarden.services.cli",
+            "replay",
+            "--distributed",
+            str(path),
+            "--tenant",
+            "t",
+        ],
         env={**env, "MEMWARDEN_DATA_DIR": str(tmp_path / "data")},
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "MEMWARDEN_BROKER_URL" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -344,22 +371,36 @@ def test_plan_chunks__sessions_and_subjects_stay_in_one_lane_in_input_order(
 ) -> None:
     rows = [
         # s1 has two subjects (u1, u2): u2's other session s3 must share their lane
-        ("s1", "u1"), ("s2", "u9"), ("s1", "u2"), ("s3", "u2"), ("s2", "u9"), ("s3", "u2"),
+        ("s1", "u1"),
+        ("s2", "u9"),
+        ("s1", "u2"),
+        ("s3", "u2"),
+        ("s2", "u9"),
+        ("s3", "u2"),
         ("s4", "u5"),
-    ]  # fmt: skip
+    ]
     path = tmp_path / "in.jsonl"
     path.write_text(
         "".join(
             json.dumps(
-                {"subject_id": u, "session_id": s, "message_id": f"m{i}", "role": "user",
-                 "source": "user_message", "text": "hi", "created_at": START.isoformat()}
-            ) + "\n"
+                {
+                    "subject_id": u,
+                    "session_id": s,
+                    "message_id": f"m{i}",
+                    "role": "user",
+                    "source": "user_message",
+                    "text": "hi",
+                    "created_at": START.isoformat(),
+                }
+            )
+            + "\n"
             for i, (s, u) in enumerate(rows)
         ),
         "utf-8",
-    )  # fmt: skip
-    plan = plan_chunks([path], chunk_turns=2, lanes_per_tenant=8, default_tenant="t",
-                       skip_bad=False)  # fmt: skip
+    )
+    plan = plan_chunks(
+        [path], chunk_turns=2, lanes_per_tenant=8, default_tenant="t", skip_bad=False
+    )
     offsets = [o for _, o, _ in (line for c in plan.chunks for line in c.lines)]
     starts = {}
     pos = 0
@@ -368,9 +409,7 @@ def test_plan_chunks__sessions_and_subjects_stay_in_one_lane_in_input_order(
         pos += len(line)
     lanes: dict[int, list[tuple[int, int]]] = {}
     for chunk in plan.chunks:
-        lanes.setdefault(chunk.lane, []).extend(
-            (chunk.seq, starts[o]) for _, o, _ in chunk.lines
-        )
+        lanes.setdefault(chunk.lane, []).extend((chunk.seq, starts[o]) for _, o, _ in chunk.lines)
     as_lines = sorted(sorted(i for _, i in lane) for lane in lanes.values())
     assert as_lines == [[0, 2, 3, 5], [1, 4], [6]]
     for lane in lanes.values():  # seq order is input order within a lane
@@ -379,8 +418,7 @@ def test_plan_chunks__sessions_and_subjects_stay_in_one_lane_in_input_order(
     assert max(len(c.lines) for c in plan.chunks) == 2
     path.write_text(path.read_text() + "not json\n", "utf-8")
     with pytest.raises(BadInputLine, match="byte"):
-        plan_chunks([path], chunk_turns=2, lanes_per_tenant=8, default_tenant="t",
-                    skip_bad=False)  # fmt: skip
+        plan_chunks([path], chunk_turns=2, lanes_per_tenant=8, default_tenant="t", skip_bad=False)
 
 
 def test_replay_distributed__chunk_counts_in_the_store(engine: Engine) -> None:

@@ -175,7 +175,12 @@ def run_replay(
             ctx = GateContext()
             with unit_of_work(engine) as uow:
                 applied = apply_batch(
-                    uow.conn, batch, extracted, ctx, run_id=opts.run_id, shadow=opts.shadow,
+                    uow.conn,
+                    batch,
+                    extracted,
+                    ctx,
+                    run_id=opts.run_id,
+                    shadow=opts.shadow,
                     max_text_chars=opts.max_text_chars,
                 )
                 now = time.perf_counter()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from memwarden.services.replay.distributed import run_chunk
+from memwarden.services.replay.chunk_worker import run_chunk
 from memwarden.shared.celery_app import TASK_REPLAY_CHUNK, Stage, app
 from memwarden.shared.db import get_engine
 

@@ -49,9 +49,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("run_id", "chunk_no", name=op.f("pk_replay_chunks")),
         sa.UniqueConstraint("run_id", "lane", "seq", name=op.f("uq_replay_chunks_run_id_lane_seq")),
     )
-    op.create_index(
-        op.f("ix_replay_chunks_run_id_done_at"), "replay_chunks", ["run_id", "done_at"]
-    )
+    op.create_index(op.f("ix_replay_chunks_run_id_done_at"), "replay_chunks", ["run_id", "done_at"])
 
 
 def downgrade() -> None:
