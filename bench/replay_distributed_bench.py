@@ -20,12 +20,14 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,6 +38,7 @@ from bench.common import scratch_database
 from bench.replay_bench import generate
 
 TICK = os.sysconf("SC_CLK_TCK")
+LANES = 16  # set from --lanes
 PROFILE_BUCKETS = [  # first match in a sampled stack (leaf first) names the bucket
     ("database driver / network wait", ("psycopg", "socket", "selectors")),
     ("SQLAlchemy", ("sqlalchemy",)),
@@ -86,6 +89,8 @@ def start_workers(n: int, env: dict[str, str], logs: Path) -> list[subprocess.Po
         if ready == n:
             return procs
         time.sleep(0.2)
+    for proc in procs:
+        proc.kill()
     raise SystemExit("replay workers did not start")
 
 
@@ -150,7 +155,9 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
             "MEMWARDEN_BROKER_URL": broker,
             "MEMWARDEN_LOG_LEVEL": "WARNING",
         }
-        workers = start_workers(n, env, tmp)
+        # INFO for the workers: Celery's "ready" line says they are up; per chunk it adds
+        # two lines (the gate's per-decision lines are silenced in replay tasks)
+        workers = start_workers(n, {**env, "MEMWARDEN_LOG_LEVEL": "INFO"}, tmp)
         spy = None
         raw = tmp / f"profile-{n}.txt"
         if profile and shutil.which("py-spy", path=str(Path(sys.executable).parent)):
@@ -171,51 +178,61 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-        cpu_before = [cpu_seconds(p.pid) for p in workers]
-        commits_before = commits(engine, dbname)
-        rows_before = rows_written(engine)
-        backends_before = {pid: cpu_seconds(pid) for pid in backend_pids(engine, dbname)}
-        report = tmp / f"report-{n}.json"
-        usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "memwarden.services.cli",
-                "replay",
-                "--distributed",
-                str(data),
-                "--tenant",
-                "hist",
-                "--batch",
-                "500",
-                "--report",
-                str(report),
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        wall = time.perf_counter() - t0
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            raise SystemExit(done.stdout[-1500:] + done.stderr[-1500:])
-        worker_cpu = sum(cpu_seconds(p.pid) for p in workers) - sum(cpu_before)
-        backends = backend_pids(engine, dbname)
-        pg_cpu = sum(cpu_seconds(pid) - backends_before.get(pid, 0.0) for pid in backends)
-        txs = commits(engine, dbname) - commits_before
-        time.sleep(1.5)  # let the backends report their row counts
-        rows = rows_written(engine) - rows_before
-        with engine.connect() as conn:
-            chunks = conn.execute(text("SELECT count(*), sum(attempts) FROM replay_chunks")).one()
-        if spy:
-            spy.terminate()
-            spy.wait(30)
-        for p in workers:
-            p.terminate()
-        for p in workers:
-            p.wait(30)
+        try:
+            measured = measure(engine, dbname, workers, env, data, tmp, n)
+        finally:
+            if spy:
+                spy.send_signal(signal.SIGINT)  # py-spy writes its output on SIGINT
+                spy.wait(30)
+            for p in workers:
+                p.terminate()
+            for p in workers:
+                p.wait(30)
+    return {**measured, "profile": profile_summary(raw) if spy and raw.exists() else None}
+
+
+def measure(
+    engine: Any, dbname: str, workers: list[Any], env: dict[str, str], data: Path, tmp: Path, n: int
+) -> dict[str, Any]:
+    """Run the coordinator once against running workers; CPU, commits and rows it cost."""
+    cpu_before = [cpu_seconds(p.pid) for p in workers]
+    commits_before = commits(engine, dbname)
+    rows_before = rows_written(engine)
+    backends_before = {pid: cpu_seconds(pid) for pid in backend_pids(engine, dbname)}
+    report = tmp / f"report-{n}.json"
+    usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memwarden.services.cli",
+            "replay",
+            "--distributed",
+            str(data),
+            "--tenant",
+            "hist",
+            "--batch",
+            "500",
+            "--report",
+            str(report),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(done.stdout[-1500:] + done.stderr[-1500:])
+    worker_cpu = sum(cpu_seconds(p.pid) for p in workers) - sum(cpu_before)
+    backends = backend_pids(engine, dbname)
+    pg_cpu = sum(cpu_seconds(pid) - backends_before.get(pid, 0.0) for pid in backends)
+    txs = commits(engine, dbname) - commits_before
+    time.sleep(1.5)  # let the backends report their row counts
+    rows = rows_written(engine) - rows_before
+    with engine.connect() as conn:
+        chunks = conn.execute(text("SELECT count(*), sum(attempts) FROM replay_chunks")).one()
     body = json.loads(report.read_text())
     coordinator_cpu = (usage.ru_utime + usage.ru_stime) - (
         usage_before.ru_utime + usage_before.ru_stime
@@ -234,7 +251,6 @@ def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bo
         "rows": rows,
         "chunks": int(chunks[0]),
         "attempts": int(chunks[1]),
-        "profile": profile_summary(raw) if spy and raw.exists() else None,
     }
 
 
@@ -246,7 +262,12 @@ def main() -> None:
         "--broker", default=os.environ.get("MEMWARDEN_BENCH_BROKER", "redis://127.0.0.1:6379/13")
     )
     parser.add_argument("--profile", action="store_true", help="py-spy the 1-worker run")
+    parser.add_argument(
+        "--lanes", type=int, default=16, help="lanes (at most 500 turns a chunk)"
+    )
     args = parser.parse_args()
+    global LANES  # one setting for the whole script
+    LANES = args.lanes
     print(
         f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
         "(shared with other engineers' work: figures are lower bounds)"
