@@ -214,6 +214,8 @@ def measure(
             "hist",
             "--batch",
             "500",
+            "--lanes",
+            str(LANES),
             "--report",
             str(report),
         ],
