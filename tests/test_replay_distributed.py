@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import redis
 from memwarden.services.replay.chunks import BadInputLine, plan_chunks
-from memwarden.services.replay.io import ReplayOptions, replay
+from memwarden.services.replay.io import ReplayOptions, ReplayRefused, replay
 from memwarden.shared.db import engine_for
 from memwarden.shared.schema import replay_chunks, shadow_decisions
 from sqlalchemy import Engine, func, select
@@ -429,3 +429,27 @@ def test_replay_distributed__chunk_counts_in_the_store(engine: Engine) -> None:
     assert (empty.chunks, empty.done, empty.turns_done) == (0, 0, 0) and empty.settled
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(replay_chunks)).scalar_one() == 0
+
+
+@pytest.mark.postgres
+def test_replay_distributed__a_file_changed_after_the_plan_fails_its_chunk_not_other_bytes(
+    fresh_pg_url: str, tmp_path: Path
+) -> None:
+    """In-process, no broker: the worker's code path called directly."""
+    from memwarden.services.replay.chunk_worker import run_chunk
+    from memwarden.services.replay.distributed import failures, open_distributed, progress
+
+    db = engine_for(fresh_pg_url)
+    path = write_history(tmp_path / "history.jsonl", subjects=2, sessions=1, turns=3)
+    options = ReplayOptions(run_id="changed", default_tenant="t-changed")
+    plan = open_distributed([path], options, engine=db, chunk_turns=100, lanes=1)
+    assert plan["chunks"] == 1
+    path.write_text(path.read_text("utf-8").replace("eslint", "ESLINT"), "utf-8")
+    sent: list[int] = []
+    assert run_chunk(db, "changed", 0, lambda _run, no: sent.append(no)) == "failed"
+    state_now = progress(db, "changed")
+    assert state_now.settled and not state_now.finished and sent == []
+    assert "ChunkInputChanged" in failures(db, "changed")[0]["error"]
+    with pytest.raises(ReplayRefused, match="changed since it was planned"):
+        open_distributed([path], options, engine=db, chunk_turns=100, lanes=1)
+    db.dispose()
