@@ -19,12 +19,14 @@ class Stage(StrEnum):
     GATE = "gate"
     REVALIDATION = "revalidation"
     VECTOR_SINK = "vector_sink"
+    REPLAY = "replay"  # distributed replay chunks: fed by `memwarden replay --distributed`
 
 
 TASK_EXTRACT = "memwarden.extractor.extract_turns"
 TASK_DECIDE = "memwarden.gate.decide_proposals"
 TASK_REVALIDATE = "memwarden.revalidation.revalidate_evidence"
 TASK_SYNC_INDEX = "memwarden.vector_sink.sync_memory_versions"
+TASK_REPLAY_CHUNK = "memwarden.replay.replay_chunk"
 
 ROUTES: dict[str, tuple[str, Stage]] = {
     Topic.TURN_RECEIVED: (TASK_EXTRACT, Stage.EXTRACTOR),
@@ -40,6 +42,7 @@ STAGE_TASK_MODULES = {
     Stage.GATE: "memwarden.services.gate.tasks",
     Stage.REVALIDATION: "memwarden.services.revalidation.tasks",
     Stage.VECTOR_SINK: "memwarden.services.vector_sink.tasks",
+    Stage.REPLAY: "memwarden.services.replay.tasks",
 }
 
 
@@ -64,7 +67,10 @@ def make_app() -> Celery:
         result_backend=None,
         task_queues=[Queue(stage.value) for stage in Stage],
         task_default_queue=Stage.GATE.value,
-        task_routes={task: {"queue": stage.value} for task, stage in ROUTES.values()},
+        task_routes={
+            **{task: {"queue": stage.value} for task, stage in ROUTES.values()},
+            TASK_REPLAY_CHUNK: {"queue": Stage.REPLAY.value},  # no topic: the coordinator sends
+        },
         worker_hijack_root_logger=False,
     )
     if settings.visibility_timeout <= settings.task_time_limit:

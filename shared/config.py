@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     relay_lease_seconds: float = Field(
         default=30.0, gt=0, description="how long a relay's claim on outbox rows lasts"
     )
+    replay_lease_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="a replay worker's claim on a chunk; renewed while it works, so a killed "
+        "worker's chunk is free again this long after its last renewal",
+    )
     hold_seconds: float = Field(
         default=1.0,
         gt=0,

@@ -442,6 +442,50 @@ replay_checkpoints = Table(
     PrimaryKeyConstraint("run_id", "path"),
 )
 
+# Distributed replay (``memwarden replay --distributed``): the plan of a run, recorded once
+# by the coordinator. ``files`` lists each input as [path, size, mtime_ns] so a worker can
+# refuse a file that changed since; ``counters`` holds the planning pass's tally (bad lines).
+replay_plans = Table(
+    "replay_plans",
+    metadata,
+    Column("run_id", String(100), primary_key=True),
+    Column("files", Text, nullable=False),  # JSON
+    Column("default_tenant", Id),
+    Column("chunks", Integer, nullable=False),
+    Column("turns", BigInteger, nullable=False),
+    Column("counters", Text, nullable=False),  # JSON tally of the planning pass
+    Column("planned_at", Ts, nullable=False),
+)
+
+# One row per chunk: line references (no conversation text, so neither the store nor the
+# broker holds a secret the input had), its place in its lane, its lease and its result.
+# A lane's chunks run one after another (``seq``); lanes run concurrently.
+replay_chunks = Table(
+    "replay_chunks",
+    metadata,
+    Column("run_id", String(100), nullable=False),
+    Column("chunk_no", Integer, nullable=False),
+    Column("tenant_id", Id, nullable=False),  # the first tenant of the chunk (lanes mix few)
+    Column("lane", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("lines", Text, nullable=False),  # JSON [[file_no, byte_offset, length], ...]
+    Column("turns", Integer, nullable=False),
+    Column("published_at", Ts),
+    Column("claimed_by", String(200)),
+    Column("claim_token", String(32)),
+    Column("claimed_until", Ts),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("started_at", Ts),
+    Column("done_at", Ts),
+    Column("failed_at", Ts),
+    Column("error", String(500)),  # error class and a redacted message, never line content
+    Column("counters", Text),  # JSON tally of the chunk, set when done
+    PrimaryKeyConstraint("run_id", "chunk_no"),
+    UniqueConstraint("run_id", "lane", "seq"),
+    Index(None, "run_id", "done_at"),
+)
+
+
 # What the gate would have decided in a shadow replay; the decisions themselves were rolled
 # back. Never holds values: the same fields as a receipt, plus where the claim came from.
 shadow_decisions = Table(

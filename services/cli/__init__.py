@@ -79,7 +79,7 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-STAGES = ("extractor", "gate", "revalidation", "vector_sink")
+STAGES = ("extractor", "gate", "revalidation", "vector_sink", "replay")
 
 
 def configure_logging(level: str, *, embedded: bool) -> None:

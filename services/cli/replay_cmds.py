@@ -33,6 +33,18 @@ def add_replay_parser(add: Any) -> None:
     p.add_argument("--report", type=Path, help="write the report as JSON (holds example values)")
     p.add_argument("--batch", type=int, default=500, help="turns per transaction")
     p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="record the run's chunks in the store and hand them to `memwarden worker replay` "
+        "processes; this command follows the run (stop and rerun it at will)",
+    )
+    p.add_argument(
+        "--lanes",
+        type=int,
+        default=64,
+        help="with --distributed: most chunks of one tenant processed at once (default 64)",
+    )
+    p.add_argument(
         "--skip-bad",
         action="store_true",
         help="skip lines that are not valid turns (exit 1 when any was skipped); without "
@@ -40,14 +52,14 @@ def add_replay_parser(add: Any) -> None:
     )
 
 
-class _Stopped(KeyboardInterrupt):
+class Stopped(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: the open batch rolls back, the checkpoint stands."""
 
 
 @contextmanager
-def _term_as_interrupt() -> Iterator[None]:
+def term_as_interrupt() -> Iterator[None]:
     def stop(_signum: int, _frame: Any) -> None:
-        raise _Stopped
+        raise Stopped
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
@@ -75,7 +87,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     # the version as the run records it, so that naming the default changes no run id
     version = args.extractor_version or (EXTRACTOR_VERSION if args.extractor == "rules" else "")
     options = ReplayOptions(
-        run_id=args.run_id or run_id_for(paths, args.extractor, version, args.shadow, args.tenant),
+        run_id=args.run_id
+        or run_id_for(
+            paths,
+            args.extractor,
+            version,
+            args.shadow,
+            args.tenant,
+            distributed=args.distributed,
+        ),
         extractor=args.extractor,
         extractor_version=args.extractor_version,
         shadow=args.shadow,
@@ -84,6 +104,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         max_text_chars=get_settings().max_text_chars,
         skip_bad=args.skip_bad,
     )
+    if args.distributed:
+        from memwarden.services.cli.replay_distributed import follow_distributed
+
+        return follow_distributed(args, paths, options)
     engine = open_engine()
     # One INFO line per decision would drown the progress bar, and in shadow mode it would
     # log decisions that were rolled back; the report carries the counts.
@@ -112,7 +136,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             console=console,
             disable=plan.remaining_bytes == 0,
         ) as progress,
-        _term_as_interrupt(),
+        term_as_interrupt(),
     ):
         task = progress.add_task("replay", total=plan.remaining_bytes, turns=0, rate="-")
 
@@ -134,6 +158,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return 130
         except ReplayRefused as exc:
             raise CliError(str(exc)) from None
+    return finish_report(args, body)
+
+
+def finish_report(args: argparse.Namespace, body: dict[str, Any]) -> int:
+    """Print the report, write it where asked; exit 1 when any line was skipped."""
     print_replay_report(body)
     if args.report:
         args.report.write_text(

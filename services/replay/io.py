@@ -39,7 +39,13 @@ from memwarden.shared.config import get_settings
 from memwarden.shared.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
 from memwarden.shared.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden.shared.registry import default_registry
-from memwarden.shared.schema import messages, replay_checkpoints, replay_runs, shadow_decisions
+from memwarden.shared.schema import (
+    messages,
+    replay_checkpoints,
+    replay_plans,
+    replay_runs,
+    shadow_decisions,
+)
 from memwarden.shared.secret_mask import mask_secrets
 from sqlalchemy import Connection, Engine, select, update
 
@@ -112,7 +118,13 @@ def plan_replay(paths: list[Path], options: ReplayOptions, *, engine: Engine) ->
         EXTRACTOR_VERSION if options.extractor == "rules" else ""
     )
     with unit_of_work(engine) as uow:
-        tally = _open_run(uow.conn, options, version)
+        tally = open_run(uow.conn, options, version)
+        if uow.conn.execute(
+            select(replay_plans.c.run_id).where(replay_plans.c.run_id == options.run_id)
+        ).first():
+            raise ReplayRefused(
+                f"run {options.run_id} is a distributed run: resume it with --distributed"
+            )
         done = dict(
             uow.conn.execute(
                 select(replay_checkpoints.c.path, replay_checkpoints.c.byte_offset).where(
@@ -159,16 +171,18 @@ def run_replay(
         for batch in read_batches(
             path, start=start, size=opts.batch_size, default_tenant=opts.default_tenant
         ):
-            extracted = _extract(batch, plan.extract_turn)
+            extracted = extract_batch(batch, plan.extract_turn)
             ctx = GateContext()
             with unit_of_work(engine) as uow:
-                applied = _apply(uow.conn, batch, extracted, ctx, opts.max_text_chars)
-                if opts.shadow:
-                    # The store must not change: undo the batch, keep the receipts it produced,
-                    # and record them with the checkpoint in a transaction of their own.
-                    uow.conn.rollback()
-                    uow.conn.begin()
-                    _record_shadow(uow.conn, opts.run_id, applied)
+                applied = apply_batch(
+                    uow.conn,
+                    batch,
+                    extracted,
+                    ctx,
+                    run_id=opts.run_id,
+                    shadow=opts.shadow,
+                    max_text_chars=opts.max_text_chars,
+                )
                 now = time.perf_counter()
                 plan.tally.add(applied.facts(batch, ctx, now - mark))
                 _advance(uow.conn, opts.run_id, batch, plan.tally)
@@ -245,7 +259,7 @@ class _Extracted:
     texts: dict[tuple[str, str], str]  # (tenant, message id) -> sha256 of the text extracted
 
 
-def _extract(batch: Batch, extract_turn: ExtractTurn) -> _Extracted:
+def extract_batch(batch: Batch, extract_turn: ExtractTurn) -> _Extracted:
     """Extract from the turns as ingest will store them: secrets masked. Only the batch is
     the context for a secret announced one turn earlier; where the store knew an earlier
     turn, the stored hash differs and the message proposes nothing (fail closed)."""
@@ -261,6 +275,31 @@ def _extract(batch: Batch, extract_turn: ExtractTurn) -> _Extracted:
         turns[key] = turn.model_copy(update={"text": masked.text})
     bodies = extract_debounced(list(turns.values()), extract_turn)
     return _Extracted(bodies, {key: sha256_hex(turn.text) for key, turn in turns.items()})
+
+
+def apply_batch(
+    conn: Connection,
+    batch: Batch,
+    extracted: _Extracted,
+    ctx: GateContext,
+    *,
+    run_id: str,
+    shadow: bool,
+    max_text_chars: int,
+) -> _Applied:
+    """Store and decide one extracted batch on ``conn``, in its open transaction; the caller
+    records its progress in the same transaction and commits. The in-process replay and the
+    distributed replay's chunks both go through here, so they decide alike.
+
+    Shadow: the store must not change, so the batch is undone and only the receipts it
+    produced are recorded, in a new transaction on ``conn`` (the caller's progress joins it).
+    """
+    applied = _apply(conn, batch, extracted, ctx, max_text_chars)
+    if shadow:
+        conn.rollback()
+        conn.begin()
+        _record_shadow(conn, run_id, applied)
+    return applied
 
 
 def _apply(
@@ -327,7 +366,7 @@ def _active_texts(conn: Connection, keys: list[tuple[str, str]]) -> dict[tuple[s
 # --------------------------------------------------------------------------- run rows
 
 
-def _open_run(conn: Connection, opts: ReplayOptions, version: str) -> Tally:
+def open_run(conn: Connection, opts: ReplayOptions, version: str) -> Tally:
     row = conn.execute(select(replay_runs).where(replay_runs.c.run_id == opts.run_id)).first()
     if row is None:
         conn.execute(

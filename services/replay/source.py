@@ -48,16 +48,24 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 
 
 def run_id_for(
-    paths: list[Path], extractor: str, extractor_version: str, shadow: bool, tenant: str | None
+    paths: list[Path],
+    extractor: str,
+    extractor_version: str,
+    shadow: bool,
+    tenant: str | None,
+    *,
+    distributed: bool = False,
 ) -> str:
     """The default run id: the same command over the same files resumes the same run."""
-    ident = {
+    ident: dict[str, object] = {
         "paths": [str(p) for p in paths],
         "extractor": extractor,
         "extractor_version": extractor_version,
         "shadow": shadow,
         "tenant": tenant,
     }
+    if distributed:  # only then: the ids of in-process runs stay what they were
+        ident["distributed"] = True
     return "replay-" + sha256_hex(jcs(ident))[:16]
 
 

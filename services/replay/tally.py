@@ -78,6 +78,24 @@ class Tally:
                         {"message_id": raw["evidence"]["message_id"], "value": raw.get("value")}
                     )
 
+    def merge(self, other: Tally) -> None:
+        """Add another part of the same run (a distributed replay's chunk): counts add up,
+        examples and problems keep their caps, earlier parts first."""
+        for name in ("turns", "bad_lines", "stored", "duplicates", "refused", "proposals"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.replayed += other.replayed
+        self.batches += other.batches
+        self.seconds += other.seconds
+        self.decisions.update(other.decisions)
+        for decision, reasons in other.reasons.items():
+            self.reasons.setdefault(decision, Counter()).update(reasons)
+        self.commits.update(other.commits)
+        for key, examples in other.examples.items():
+            mine = self.examples.setdefault(key, [])
+            mine.extend(examples[: max(EXAMPLES_PER_KEY - len(mine), 0)])
+        room = PROBLEMS_KEPT - len(self.problems)
+        self.problems.extend(other.problems[: max(room, 0)])
+
     def to_json(self) -> dict[str, Any]:
         return {
             "turns": self.turns,
