@@ -38,6 +38,7 @@ from memwarden.services.cli.pipeline_cmds import (
 from memwarden.services.cli.principal_cmds import add_principal_commands
 from memwarden.services.cli.replay_cmds import add_replay_parser
 from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
+from memwarden.services.cli.rollout_cmds import add_rollout_commands
 from memwarden.shared.config import get_settings
 from memwarden.shared.logging import configure_logging as setup_logging
 from memwarden.shared.models import safe_error_fields
@@ -212,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080, help="port to listen on")
     add_outbox_commands(sub)
     add_deadletter_commands(sub)
+    add_rollout_commands(sub)
     add_action_commands(sub)
     add_curate_commands(sub)
     _describe_subcommands(parser)
@@ -280,6 +282,8 @@ def _exit_for(exc: BaseException, command: str) -> int:
         return _refuse(f"input is not UTF-8 (byte {exc.start})", 2)
     if isinstance(exc, OSError):
         return _refuse(f"{exc.strerror or type(exc).__name__}: {exc.filename or ''}", 2)
+    if isinstance(exc, ValidationError) and exc.title == "Settings":
+        return _refuse(settings_error_line(exc), 2)
     if isinstance(exc, ValidationError):
         return _refuse(f"invalid input ({'; '.join(safe_error_fields(exc))})", 2)
     if isinstance(exc, SQLAlchemyError):
@@ -288,6 +292,17 @@ def _exit_for(exc: BaseException, command: str) -> int:
     # Frames only, at DEBUG: the exception's message may quote the input.
     log.debug("%s in %s\n%s", type(exc).__name__, command, "".join(format_tb(exc.__traceback__)))
     return _refuse(f"internal error ({type(exc).__name__}); its message is not shown", 1)
+
+
+def settings_error_line(exc: ValidationError) -> str:
+    """A bad ``MEMWARDEN_*`` setting: each variable and what it must be. Our validators'
+    messages and pydantic's constraint messages name the rule, never the value."""
+    parts = []
+    for err in exc.errors(include_input=False, include_url=False):
+        name = "MEMWARDEN_" + "_".join(str(p) for p in err.get("loc", ())).upper()
+        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(message if message.startswith(name) else f"{name}: {message}")
+    return "invalid configuration: " + "; ".join(parts)
 
 
 def _refuse(line: str, code: int) -> int:

@@ -40,6 +40,15 @@ class GateContext:
     now: datetime = field(default_factory=utcnow)
     # the authenticated submitter; None means the built-in extractor stage
     proposed_by: str | None = None
+    # count decisions and apply review holds (shared.anomaly); replay turns it off: a
+    # bulk reprocessing is a burst by design, and its proposals are history
+    watch_rates: bool = True
+    # the review reasons of held scopes, by batch position; set per batch (services.gate.rates)
+    held: dict[int, list[str]] = field(default_factory=dict)
+
+    def held_reasons(self, index: int) -> list[str]:
+        """Why the proposal at ``index`` goes to review whatever it says ([] when it is free)."""
+        return self.held.get(index, [])
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def run_replay(
             path, start=start, size=opts.batch_size, default_tenant=opts.default_tenant
         ):
             extracted = _extract(batch, plan.extract_turn)
-            ctx = GateContext()
+            ctx = GateContext(watch_rates=False)  # history, not live traffic (gate/rates.py)
             with unit_of_work(engine) as uow:
                 applied = _apply(uow.conn, batch, extracted, ctx, opts.max_text_chars)
                 if opts.shadow:
