@@ -32,7 +32,7 @@ def add_rollout_commands(sub: Any) -> None:
     p = actions.add_parser(
         "clear", help="clear a write-rate hold (an owner or reviewer: memory:review)"
     )
-    p.add_argument("--tenant", required=True)
+    p.add_argument("--tenant", required=True, help="the tenant the hold is in")
     p.add_argument("--scope", required=True, help="subject:<id>, session:<id> or producer:<v>")
     p.add_argument("--api-key", help="a reviewer's key (or MEMWARDEN_API_KEY)")
     p.set_defaults(handler=cmd_holds_clear)

@@ -24,7 +24,12 @@ from memwarden.services.eval.cases import (
     validate_case,
 )
 from memwarden.services.eval.judge import CaseResult, judge
-from memwarden.services.eval.state import CaseState, ProposalView, read_state
+from memwarden.services.eval.state import (
+    CaseState,
+    ProposalView,
+    producer_decisions,
+    read_state,
+)
 from memwarden.services.extractor.io import extractor_version_scope, reextract_messages
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.gate.review import ReviewRefused, approve, reject
@@ -131,6 +136,7 @@ def run_case(
             if "check" in step:
                 _checkpoint(run, result, step["check"], index, snapshots)
         _checkpoint(run, result, case["expect"], "final", snapshots)
+        result.producers = producer_decisions(engine, run.tenants)
     except ValidationError as exc:  # a turn the models refuse: where and why, no value
         result.error = f"ValidationError: {'; '.join(safe_error_fields(exc))}"
     except (CaseError, ReviewRefused, ValueError, LookupError) as exc:
