@@ -18,8 +18,10 @@ from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.holds import list_holds
+from memwarden.shared.metrics import producer_label
 from memwarden.shared.models import Decision, Receipt, Topic, Turn
 from memwarden.shared.schema import outbox
+from prometheus_client import REGISTRY
 from sqlalchemy import Engine, select
 
 from tests.conftest import at, turn_dict
@@ -52,7 +54,9 @@ class Traffic:
         self.engine, self.tenant, self.make = engine, tenant, make
         self.sent = 0
 
-    def batch(self, n: int, now: datetime, subject: str = "u1") -> list[Receipt]:
+    def batch(
+        self, n: int, now: datetime, subject: str = "u1", version: str = "test-1"
+    ) -> list[Receipt]:
         ids = [f"m-{subject}-{self.sent + i}" for i in range(n)]
         self.sent += n
         turns = [
@@ -71,7 +75,12 @@ class Traffic:
         ingest_turns(turns, engine=self.engine, extract=False)
         raws = [
             self.make(
-                self.tenant, m, TEXT, subject_id=subject, scope={"kind": "user", "key": subject}
+                self.tenant,
+                m,
+                TEXT,
+                subject_id=subject,
+                scope={"kind": "user", "key": subject},
+                extractor_version=version,
             )
             for m in ids
         ]
@@ -138,8 +147,8 @@ def test_steady_traffic__does_not_trip_and_a_burst_on_the_same_subject_does(
     assert held["subject:u1"]["metric"] == "proposals" and held["subject:u1"]["recent"] == 40
 
 
-def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(
-    pg_engine: Engine,
+def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(  # both stores
+    store: Engine,
     tenant: str,
     make_proposal: Callable[..., dict[str, Any]],
     thresholds: None,
@@ -148,7 +157,7 @@ def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(
 ) -> None:
     monkeypatch.setenv("MEMWARDEN_ANOMALY_MIN_PRODUCER", "1000")
     get_settings.cache_clear()
-    traffic = Traffic(pg_engine, tenant, make_proposal)
+    traffic = Traffic(store, tenant, make_proposal)
     assert not any(_held(r) for r in traffic.batch(3, START, subject="calm"))  # under minimum
     burst = traffic.batch(12, START, subject="u1")
     assert all(_held(r) and r.decision == Decision.NEEDS_CONFIRMATION for r in burst)
@@ -156,10 +165,10 @@ def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(
     later = traffic.batch(1, START + STEP, subject="u1")  # the hold outlives the burst
     assert _held(later[0])
 
-    with unit_of_work(pg_engine) as uow:
+    with unit_of_work(store) as uow:
         key = create_principal(uow.conn, "reviewer-1", tenant, [Scope.REVIEW])
         uow.commit()
-    monkeypatch.setenv("MEMWARDEN_DATABASE_URL", pg_engine.url.render_as_string(False))
+    monkeypatch.setenv("MEMWARDEN_DATABASE_URL", store.url.render_as_string(False))
     monkeypatch.delenv("MEMWARDEN_BROKER_URL", raising=False)
     get_settings.cache_clear()
     for scope in ("subject:u1", "session:s-u1"):
@@ -175,7 +184,7 @@ def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(
     assert (
         not _held(after[0]) and after[0].decision == Decision.COMMIT
     )  # the burst committed nothing
-    cleared = _events(pg_engine, tenant, Topic.WRITE_RATE_CLEARED)
+    cleared = _events(store, tenant, Topic.WRITE_RATE_CLEARED)
     assert {e["scope"] for e in cleared} == {"subject:u1", "session:s-u1"}
     assert {e["cleared_by"] for e in cleared} == {"reviewer-1"}
 
@@ -198,3 +207,18 @@ def test_holds_clear__refuses_a_principal_without_review(
     finally:
         get_settings.cache_clear()
     assert "lacks memory:review" in capsys.readouterr().err
+
+
+def test_producer_metrics__count_gate_decisions_per_extractor_version(
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
+) -> None:
+    labels = {"extractor_version": "metric-v1", "decision": "COMMIT"}
+
+    def committed() -> float:
+        return REGISTRY.get_sample_value("memwarden_producer_decisions_total", labels) or 0.0
+
+    before = committed()
+    receipts = Traffic(store, tenant, make_proposal).batch(1, START, version="metric-v1")
+    assert receipts[0].decision == Decision.COMMIT
+    assert committed() == before + 1
+    assert producer_label("x" * 300) == "other"  # not a version: never a label of its own
