@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -54,6 +57,24 @@ DECISION_COLUMN = {
     Decision.REJECT: "rejected",
 }
 PRUNE_EVERY_SECONDS = 60.0
+_paused: ContextVar[bool] = ContextVar("memwarden_rate_watch_paused", default=False)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Neither count nor hold in this context: an eval run plays labelled cases back to back,
+    a burst by design, whose decisions must not depend on how fast it ran."""
+    token = _paused.set(True)
+    try:
+        yield
+    finally:
+        _paused.reset(token)
+
+
+def is_paused() -> bool:
+    return _paused.get()
+
+
 _next_prune = 0.0  # per process: pruning is housekeeping, once a minute is plenty
 
 

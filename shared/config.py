@@ -120,7 +120,7 @@ class Settings(BaseSettings):
         default=60, ge=1, description="proposals (or commits) of a session in a window, at least"
     )
     anomaly_min_producer: int = Field(
-        default=2_000,
+        default=5_000,
         ge=1,
         description="proposals (or commits) of an extractor version in a tenant, at least",
     )

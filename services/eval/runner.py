@@ -36,6 +36,7 @@ from memwarden.services.gate.review import ReviewRefused, approve, reject
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import forget_message, revoke_message
+from memwarden.shared.anomaly import paused as rates_paused
 from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.canonical import proposal_id as compute_id
 from memwarden.shared.canonical import proposal_identity, sha256_hex
@@ -113,7 +114,8 @@ def run_cases(
     under that version (None: its own)."""
     run_prefix = "run-" + uuid.uuid4().hex[:10]
     results = []
-    with captured_logs() as logs, extractor_version_scope(extractor_version):
+    # labelled cases back to back are a burst by design: no write-rate holds in an eval run
+    with captured_logs() as logs, extractor_version_scope(extractor_version), rates_paused():
         for case in cases:
             results.append(run_case(case, engine, run_prefix, logs, snapshots))
     return results

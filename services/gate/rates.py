@@ -4,7 +4,15 @@ statements per batch, before and after its decisions, never per proposal."""
 from __future__ import annotations
 
 from memwarden.services.gate.records import GateContext, Verified
-from memwarden.shared.anomaly import Guard, Thresholds, Write, record, screen, sessions_of
+from memwarden.shared.anomaly import (
+    Guard,
+    Thresholds,
+    Write,
+    is_paused,
+    record,
+    screen,
+    sessions_of,
+)
 from memwarden.shared.config import get_settings
 from memwarden.shared.models import Receipt
 from sqlalchemy import Connection
@@ -14,7 +22,7 @@ def screen_batch(conn: Connection, ready: list[Verified], ctx: GateContext) -> G
     """Before deciding: read the holds and rates of the batch's scopes and put the review
     reasons of held proposals on ``ctx``; None when the context does not watch rates."""
     ctx.held = {}
-    if not ctx.watch_rates or not ready:
+    if not ctx.watch_rates or is_paused() or not ready:
         return None
     sessions = sessions_of(conn, {(v.p.tenant_id, v.p.evidence.message_id) for v in ready})
     writes = {v.index: _write(v, sessions) for v in ready}

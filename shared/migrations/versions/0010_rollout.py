@@ -18,7 +18,12 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "write_counts",
-        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), autoincrement=True, nullable=False),
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
         sa.Column("tenant_id", sa.String(length=200), nullable=False),
         sa.Column("scope", sa.String(length=320), nullable=False),
         sa.Column("counted_at", sa.DateTime(timezone=True), nullable=False),
