@@ -43,7 +43,7 @@ from memwarden.shared.holds import (
 )
 from memwarden.shared.models import Decision, Topic
 from memwarden.shared.outbox import emit_many
-from memwarden.shared.schema import messages, write_counts
+from memwarden.shared.schema import messages, proposals, write_counts
 from sqlalchemy import Connection, case, delete, func, select
 
 # the write_counts column each gate decision is counted in
@@ -86,6 +86,7 @@ class Write:
     subject_id: str
     session_id: str | None  # None when its message is not stored (the gate refuses it)
     extractor_version: str
+    proposal_id: str = ""
 
     def scopes(self) -> list[str]:
         out = [
@@ -251,12 +252,31 @@ def screen(conn: Connection, writes: list[Write], now: datetime, th: Thresholds)
     if not th.enabled:
         return guard
     guard.proposal_rates, guard.commit_rates = _windowed(conn, keys, now, th)
+    if _proposal_trips(guard, writes):
+        # A redelivered batch is counted already: judge only proposals not yet decided. Read
+        # only when something would trip, so the usual batch pays nothing for it.
+        decided = _decided(conn, {(w.tenant_id, w.proposal_id) for w in writes})
+        guard.trips = {}
+        _proposal_trips(guard, [w for w in writes if (w.tenant_id, w.proposal_id) not in decided])
+    return guard
+
+
+def _proposal_trips(guard: Guard, writes: list[Write]) -> bool:
     batch = Counter((w.tenant_id, s) for w in writes for s in w.scopes())
     for key, n in sorted(batch.items()):
         rate = guard.proposal_rates.get(key, Rate())
-        if guard._may_trip(key) and tripped(rate, n, th.minimum[_kind(key[1])], th):
+        if guard._may_trip(key) and tripped(rate, n, guard.th.minimum[_kind(key[1])], guard.th):
             guard._trip(key, "proposals", rate, n)
-    return guard
+    return bool(guard.trips)
+
+
+def _decided(conn: Connection, pids: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    rows = conn.execute(
+        select(proposals.c.tenant_id, proposals.c.proposal_id).where(
+            pairs_in(conn, proposals.c.tenant_id, proposals.c.proposal_id, pids)
+        )
+    )
+    return {(r.tenant_id, r.proposal_id) for r in rows}
 
 
 def record(

@@ -222,3 +222,16 @@ def test_producer_metrics__count_gate_decisions_per_extractor_version(
     assert receipts[0].decision == Decision.COMMIT
     assert committed() == before + 1
     assert producer_label("x" * 300) == "other"  # not a version: never a label of its own
+
+
+def test_redelivered_batch__is_not_counted_twice(
+    pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]], thresholds: None
+) -> None:
+    traffic = Traffic(pg_engine, tenant, make_proposal)
+    first = traffic.batch(4, START)  # one under the minimum of 5
+    assert not any(_held(r) for r in first)
+    raws = [make_proposal(tenant, f"m-u1-{i}", TEXT) for i in range(4)]  # the same proposals
+    again = decide_batch(raws, engine=pg_engine, ctx=GateContext(now=START + timedelta(seconds=5)))
+    assert [r.model_dump() for r in again] == [r.model_dump() for r in first]  # exact replays
+    with pg_engine.connect() as conn:
+        assert list_holds(conn, tenant, active_only=True) == []

@@ -56,4 +56,5 @@ def _write(v: Verified, sessions: dict[tuple[str, str], str]) -> Write:
         v.p.subject_id,
         sessions.get((v.p.tenant_id, v.p.evidence.message_id)),
         v.p.extractor_version,
+        v.p.proposal_id,
     )
