@@ -195,8 +195,8 @@ class CanaryCheck:
         return {
             "stable_version": self.stable_version,
             "canary_version": self.canary_version,
-            "stable": {**asdict(self.stable), **self.stable.rates()},
-            "canary": {**asdict(self.canary), **self.canary.rates()},
+            "stable": {"counts": asdict(self.stable), "rates": self.stable.rates()},
+            "canary": {"counts": asdict(self.canary), "rates": self.canary.rates()},
             "tripped": self.tripped,
             "rolled_back": self.rolled_back,
         }

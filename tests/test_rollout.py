@@ -6,8 +6,12 @@ PostgreSQL, and prints its timeline (``pytest -s``)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,6 +122,26 @@ def test_bad_canary_setting__one_line_and_no_start(
     assert len(err.splitlines()) == 1
     assert "MEMWARDEN_EXTRACTOR_CANARY must be <version>:<percent>" in err
     assert "rules-2;50" not in err
+
+
+def test_bad_setting__the_command_line_refuses_before_importing_anything_else(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, "MEMWARDEN_DATA_DIR": str(tmp_path), "MEMWARDEN_EXTRACTOR_CANARY": "v;5"}
+    env.pop("MEMWARDEN_DATABASE_URL", None)
+    env.pop("MEMWARDEN_BROKER_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "memwarden.services.cli", "worker", "extractor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: invalid configuration: MEMWARDEN_EXTRACTOR_CANARY must be <version>:<percent>,"
+        " e.g. rules-1.1:5, with 0 < percent <= 100 (at most two decimals)"
+    ]
 
 
 def test_unknown_canary_version__the_extractor_refuses_to_start(

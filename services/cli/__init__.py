@@ -1,5 +1,7 @@
 """The ``memwarden`` command line: a memory write gate for AI agents."""
 
+# ruff: noqa: E402  (the settings are checked before the imports that build on them)
+
 from __future__ import annotations
 
 import argparse
@@ -7,6 +9,12 @@ import logging
 from pathlib import Path
 from traceback import format_tb
 from typing import Any
+
+from memwarden.services.cli.preflight import exit_on_bad_settings, settings_error_line
+
+# Before the imports below: one of them builds the Celery app from the settings at import,
+# and a bad MEMWARDEN_* value must be one line on stderr, not a traceback.
+exit_on_bad_settings()
 
 from memwarden.services.cli.action_cmds import add_action_commands
 from memwarden.services.cli.api_cmds import cmd_api
@@ -292,17 +300,6 @@ def _exit_for(exc: BaseException, command: str) -> int:
     # Frames only, at DEBUG: the exception's message may quote the input.
     log.debug("%s in %s\n%s", type(exc).__name__, command, "".join(format_tb(exc.__traceback__)))
     return _refuse(f"internal error ({type(exc).__name__}); its message is not shown", 1)
-
-
-def settings_error_line(exc: ValidationError) -> str:
-    """A bad ``MEMWARDEN_*`` setting: each variable and what it must be. Our validators'
-    messages and pydantic's constraint messages name the rule, never the value."""
-    parts = []
-    for err in exc.errors(include_input=False, include_url=False):
-        name = "MEMWARDEN_" + "_".join(str(p) for p in err.get("loc", ())).upper()
-        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        parts.append(message if message.startswith(name) else f"{name}: {message}")
-    return "invalid configuration: " + "; ".join(parts)
 
 
 def _refuse(line: str, code: int) -> int:
