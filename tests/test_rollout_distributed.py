@@ -68,8 +68,9 @@ def processes(fresh_pg_url: str, tmp_path: Path, lying_model: ChatServer) -> Ite
         for proc, log in procs:
             try:
                 proc.wait(15)
-            except subprocess.TimeoutExpired:
+            except subprocess.TimeoutExpired:  # a loaded machine: reap it, or its Popen warns
                 proc.kill()
+                proc.wait()
             log.close()
 
 
