@@ -12,6 +12,10 @@ from memwarden.shared.db import engine_for, migrate
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
+# A benchmark's synthetic traffic is a burst by design: the anomaly detector would send it to
+# review and the figures would measure another path. Counting still runs (its cost is real).
+os.environ.setdefault("MEMWARDEN_ANOMALY_ENABLED", "false")
+
 PG_URL = os.environ.get(
     "MEMWARDEN_BENCH_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
 )

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path.home() / ".memwarden"
@@ -114,6 +114,54 @@ class Settings(BaseSettings):
     llm_budget_turns: int = Field(default=1000, gt=0, description="turns per extraction run")
     llm_budget_seconds: float = Field(default=600.0, gt=0, description="seconds per run")
     llm_budget_tokens: int = Field(default=500_000, gt=0, description="tokens per run (usage)")
+
+    # Staged rollout (docs/operations.md "Canary extractor"): "<version>:<percent>"; empty = off.
+    extractor_canary: str = Field(
+        default="",
+        description="route this share of sessions to a new extractor version, e.g. rules-1.1:5",
+    )
+    canary_window_seconds: float = Field(
+        default=900.0, gt=0, description="sliding window the canary monitor compares rates over"
+    )
+    canary_min_decisions: int = Field(
+        default=50, ge=1, description="canary decisions in the window before it can be judged"
+    )
+    canary_max_rate_increase: float = Field(
+        default=0.15,
+        gt=0,
+        le=1,
+        description="roll back when a refusal rate of the canary exceeds stable's by this much",
+    )
+    # Write-rate anomaly detection (memory poisoning): a scope whose rate jumps goes to review.
+    anomaly_enabled: bool = Field(default=True, description="watch write rates in the gate")
+    anomaly_window_seconds: float = Field(
+        default=300.0, gt=0, description="the recent window whose rate is compared"
+    )
+    anomaly_baseline_seconds: float = Field(
+        default=86_400.0, gt=0, description="history the baseline rate is taken from"
+    )
+    anomaly_factor: float = Field(
+        default=10.0, gt=1, description="trip when the recent rate exceeds baseline by this factor"
+    )
+    anomaly_min_subject: int = Field(
+        default=60, ge=1, description="proposals (or commits) of a subject in a window, at least"
+    )
+    anomaly_min_session: int = Field(
+        default=60, ge=1, description="proposals (or commits) of a session in a window, at least"
+    )
+    anomaly_min_producer: int = Field(
+        default=5_000,
+        ge=1,
+        description="proposals (or commits) of an extractor version in a tenant, at least",
+    )
+
+    @field_validator("extractor_canary")
+    @classmethod
+    def canary_shape(cls, value: str) -> str:
+        from memwarden.shared.rollout import parse_canary  # pure; imports no settings
+
+        parse_canary(value)  # raises ValueError with the one line to print
+        return value
 
     @property
     def resolved_database_url(self) -> str:

@@ -275,3 +275,48 @@ def observe_batch(stage: str, result: Any, seconds: float) -> None:
         if n:
             CONSUMER_EVENTS.labels(stage, outcome).inc(n)
     CONSUMER_BATCH.labels(stage).observe(seconds)
+
+
+# Per producer (extractor version), seed 002's metrics: acceptance, quarantine and conflict
+# rates are ratios of these counters (docs/operations.md has the PromQL), e.g. quarantine:
+#   sum by (extractor_version) (rate(memwarden_producer_decisions_total{decision="QUARANTINE"}[5m]))
+#     / sum by (extractor_version) (rate(memwarden_producer_decisions_total[15m]))
+PRODUCER_DECISIONS = Counter(
+    "memwarden_producer_decisions",
+    "Gate decisions per extractor version (the proposal's producer)",
+    ["extractor_version", "decision"],
+)
+PRODUCER_RATE = Gauge(
+    "memwarden_producer_rate",
+    "Share of an extractor version's decisions in the canary monitor's window: acceptance "
+    "(COMMIT, NOOP), quarantine, conflict (CONFLICT, CONFIRM_REPLACE), reject, "
+    "needs_confirmation; set by the extractor stage while a canary runs",
+    ["extractor_version", "rate"],
+)
+CANARY_ROLLBACKS = Counter(
+    "memwarden_canary_rollbacks", "Canary extractor versions rolled back by the monitor"
+)
+HOLDS_PLACED = Counter(
+    "memwarden_review_holds_placed",
+    "Scopes switched to review: write_rate_anomaly (subject, session, producer) or "
+    "extractor_rolled_back",
+    ["reason", "kind"],
+)
+# External submitters name their own extractor version: the label set is capped per process.
+MAX_PRODUCER_LABELS = 50
+_producers: set[str] = set()
+_VERSION_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}")
+
+
+def producer_label(version: str) -> str:
+    """The label an extractor version is counted under ("other" past the cap)."""
+    if version in _producers:
+        return version
+    if len(_producers) >= MAX_PRODUCER_LABELS or not _VERSION_LABEL.fullmatch(version):
+        return "other"
+    _producers.add(version)
+    return version
+
+
+def record_producer_decision(version: str, decision: str) -> None:
+    PRODUCER_DECISIONS.labels(producer_label(version), decision).inc()

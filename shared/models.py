@@ -295,10 +295,23 @@ class Topic(StrEnum):
     EVIDENCE_SUPERSEDED = "evidence.superseded"
     ACTION_CANCELLED = "action.cancelled"
     ACTION_NEEDS_REPAIR = "action.needs_repair"
+    EXTRACTOR_ROLLED_BACK = "extractor.rolled_back"
+    EXTRACTOR_ROLLBACK_CLEARED = "extractor.rollback_cleared"
+    WRITE_RATE_HELD = "write_rate.held"
+    WRITE_RATE_CLEARED = "write_rate.cleared"
 
 
 # Events only the event feed reads: written consumed, never relayed to a stage.
-FEED_ONLY_TOPICS = frozenset({Topic.ACTION_CANCELLED.value, Topic.ACTION_NEEDS_REPAIR.value})
+FEED_ONLY_TOPICS = frozenset(
+    {
+        Topic.ACTION_CANCELLED.value,
+        Topic.ACTION_NEEDS_REPAIR.value,
+        Topic.EXTRACTOR_ROLLED_BACK.value,
+        Topic.EXTRACTOR_ROLLBACK_CLEARED.value,
+        Topic.WRITE_RATE_HELD.value,
+        Topic.WRITE_RATE_CLEARED.value,
+    }
+)
 
 
 def safe_error_fields(exc: ValidationError) -> list[str]:

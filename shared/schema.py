@@ -646,3 +646,42 @@ curate_spans = Table(
     Column("end", Integer, nullable=False),
     PrimaryKeyConstraint("memory_id", "version", "message_id", "revision", "start"),
 )
+
+# Gate decisions counted per scope ("subject:<id>", "session:<id>", "producer:<version>"),
+# one row per scope per gate batch. Append-only, so concurrent gate batches never wait on a
+# shared counter row; the anomaly detector and the canary monitor sum them over a window.
+write_counts = Table(
+    "write_counts",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("scope", String(320), nullable=False),
+    Column("counted_at", Ts, nullable=False),
+    Column("proposals", Integer, nullable=False),
+    Column("committed", Integer, nullable=False),
+    Column("noop", Integer, nullable=False),
+    Column("needs_confirmation", Integer, nullable=False),
+    Column("confirm_replace", Integer, nullable=False),
+    Column("quarantined", Integer, nullable=False),
+    Column("conflicted", Integer, nullable=False),
+    Column("rejected", Integer, nullable=False),
+    Index(None, "scope", "tenant_id", "counted_at"),
+    Index(None, "counted_at"),  # pruning past the baseline
+)
+
+# Scopes whose new proposals go to review instead of auto-commit: a write-rate anomaly
+# (tenant, "subject:…"/"session:…"/"producer:…") or a rolled-back canary extractor
+# (tenant "*", "producer:<version>"). Active while ``cleared_at`` is NULL; an owner or
+# reviewer clears it (``memwarden holds clear``, ``memwarden canary clear``).
+review_holds = Table(
+    "review_holds",
+    metadata,
+    Column("tenant_id", Id, nullable=False),
+    Column("scope", String(320), nullable=False),
+    Column("reason", String(40), nullable=False),
+    Column("detail", Text, nullable=False, server_default=text("'{}'")),
+    Column("created_at", Ts, nullable=False),
+    Column("cleared_at", Ts),
+    Column("cleared_by", Id),
+    PrimaryKeyConstraint("tenant_id", "scope"),
+)

@@ -96,6 +96,10 @@ def test_eval__own_cases_pass_on_postgres(pg_engine: Engine) -> None:
     }
     assert failing == {}
     assert m["false_commit_rate"] == 0.0
+    # seed 002's per-producer rates: the built-in extractor's shares of its decisions
+    rules = m["per_producer"]["rules-1.0"]
+    assert rules["decisions"] > 0 and 0 < rules["acceptance"] < 1
+    assert rules["quarantine"] + rules["reject"] + rules["needs_confirmation"] > 0
 
 
 def test_eval__a_rerun_on_the_same_store_never_collides(sqlite_engine: Engine) -> None:

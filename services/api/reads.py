@@ -24,6 +24,10 @@ FEED_TOPICS = (
     Topic.MEMORY_REVOKED.value,
     Topic.ACTION_CANCELLED.value,
     Topic.ACTION_NEEDS_REPAIR.value,
+    Topic.EXTRACTOR_ROLLED_BACK.value,
+    Topic.EXTRACTOR_ROLLBACK_CLEARED.value,
+    Topic.WRITE_RATE_HELD.value,
+    Topic.WRITE_RATE_CLEARED.value,
 )
 
 

@@ -1,5 +1,7 @@
 """The ``memwarden`` command line: a memory write gate for AI agents."""
 
+# ruff: noqa: E402  (the settings are checked before the imports that build on them)
+
 from __future__ import annotations
 
 import argparse
@@ -7,6 +9,12 @@ import logging
 from pathlib import Path
 from traceback import format_tb
 from typing import Any
+
+from memwarden.services.cli.preflight import exit_on_bad_settings, settings_error_line
+
+# Before the imports below: one of them builds the Celery app from the settings at import,
+# and a bad MEMWARDEN_* value must be one line on stderr, not a traceback.
+exit_on_bad_settings()
 
 from memwarden.services.cli.action_cmds import add_action_commands
 from memwarden.services.cli.api_cmds import cmd_api
@@ -40,6 +48,7 @@ from memwarden.services.cli.registry_cmds import add_registry_commands
 from memwarden.services.cli.recall_cmds import add_recall_commands
 from memwarden.services.cli.replay_cmds import add_replay_parser
 from memwarden.services.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
+from memwarden.services.cli.rollout_cmds import add_rollout_commands
 from memwarden.shared.config import get_settings
 from memwarden.shared.logging import configure_logging as setup_logging
 from memwarden.shared.models import safe_error_fields
@@ -215,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080, help="port to listen on")
     add_outbox_commands(sub)
     add_deadletter_commands(sub)
+    add_rollout_commands(sub)
     add_action_commands(sub)
     add_curate_commands(sub)
     add_registry_commands(sub)
@@ -284,6 +294,8 @@ def _exit_for(exc: BaseException, command: str) -> int:
         return _refuse(f"input is not UTF-8 (byte {exc.start})", 2)
     if isinstance(exc, OSError):
         return _refuse(f"{exc.strerror or type(exc).__name__}: {exc.filename or ''}", 2)
+    if isinstance(exc, ValidationError) and exc.title == "Settings":
+        return _refuse(settings_error_line(exc), 2)
     if isinstance(exc, ValidationError):
         return _refuse(f"invalid input ({'; '.join(safe_error_fields(exc))})", 2)
     if isinstance(exc, SQLAlchemyError):

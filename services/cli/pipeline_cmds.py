@@ -175,6 +175,17 @@ def cmd_drain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require_runnable_canary() -> None:
+    """An extractor worker refuses to start with a canary it cannot run."""
+    from memwarden.services.extractor.canary import require_runnable
+    from memwarden.services.extractor.versions import UnknownVersion
+
+    try:
+        require_runnable(get_settings())
+    except UnknownVersion as exc:
+        raise CliError(str(exc)) from None
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import importlib
 
@@ -184,6 +195,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         raise CliError("a worker needs MEMWARDEN_BROKER_URL (embedded mode runs tasks in-process)")
     stage = Stage(args.stage)
     open_engine()
+    if stage == Stage.EXTRACTOR:
+        _require_runnable_canary()
     importlib.import_module(STAGE_TASK_MODULES[stage])
     prepare_worker_process(args.pool)
     app.worker_main(

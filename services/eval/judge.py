@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from memwarden.services.eval.state import CaseState, MemoryView
+from memwarden.shared.anomaly import DECISION_COLUMN
+from memwarden.shared.models import Decision
+from memwarden.shared.rollout import VersionRates
 
 
 @dataclass
@@ -88,6 +91,8 @@ class CaseResult:
     error: str | None = None
     auto_commits: list[MemoryView] = field(default_factory=list)
     labels: dict[str, set[str]] = field(default_factory=dict)  # message -> outcomes
+    # (extractor version, gate decision) -> proposals of the case
+    producers: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -104,11 +109,29 @@ def metrics(results: list[CaseResult]) -> dict[str, Any]:
         per_lang[r.lang].append(r)
     return {
         **_counts(results),
+        "per_producer": per_producer(results),
         "per_category": {c: _pass_rate(rs) for c, rs in sorted(per_category.items())},
         "per_lang": {
             lang: {**_counts(rs), **_pass_rate(rs)} for lang, rs in sorted(per_lang.items())
         },
     }
+
+
+def per_producer(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
+    """Per extractor version: its decisions and their acceptance, quarantine, conflict,
+    reject and needs_confirmation rates (the same shares the canary monitor compares)."""
+    totals: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in results:
+        for (version, decision), n in r.producers.items():
+            totals[version][decision] += n
+    out = {}
+    for version, counts in sorted(totals.items()):
+        rates = VersionRates(
+            decisions=sum(counts.values()),
+            **{DECISION_COLUMN[Decision(d)]: n for d, n in counts.items()},
+        )
+        out[version] = {"decisions": rates.decisions, **rates.rates()}
+    return out
 
 
 def _pass_rate(results: list[CaseResult]) -> dict[str, Any]:

@@ -44,6 +44,7 @@ def print_report(console: Console, results: list[CaseResult], m: dict[str, Any])
         "decision_accuracy", f"{m['decision_accuracy']:.3f} ({m['decision_expectations']})"
     )
     console.print(headline)
+    print_producers(console, m.get("per_producer", {}))
     for r in results:
         if r.passed:
             continue
@@ -57,6 +58,25 @@ def print_report(console: Console, results: list[CaseResult], m: dict[str, Any])
         )
         for line in failed:
             console.print(f"    {line}", markup=False)
+
+
+PRODUCER_RATES = ("acceptance", "quarantine", "conflict", "reject", "needs_confirmation")
+
+
+def print_producers(console: Console, per_producer: dict[str, dict[str, Any]]) -> None:
+    """Seed 002's per-producer rates: one row per extractor version."""
+    if not per_producer:
+        return
+    table = Table(title="per producer (extractor version)")
+    table.add_column("extractor_version")
+    table.add_column("decisions", justify="right")
+    for name in PRODUCER_RATES:
+        table.add_column(name, justify="right")
+    for version, row in per_producer.items():
+        table.add_row(
+            version, str(row["decisions"]), *(f"{row[name]:.3f}" for name in PRODUCER_RATES)
+        )
+    console.print(table)
 
 
 def write_report(path: Path, results: list[CaseResult], m: dict[str, Any]) -> None:
@@ -127,6 +147,7 @@ def print_comparison(console: Console, runs: list[Run]) -> None:
                 f"{lang} {'pass rate' if metric == 'rate' else metric}", *cells(values, ".3f")
             )
     console.print(langs)
+    print_producers(console, {v: row for _, _, m in runs for v, row in m["per_producer"].items()})
     outcomes = [{r.case_id: r.passed for r in results} for _, results, _ in runs]
     for case_id in outcomes[0]:
         seen = [o.get(case_id) for o in outcomes]

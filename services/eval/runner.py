@@ -25,13 +25,19 @@ from memwarden.services.eval.cases import (
     validate_case,
 )
 from memwarden.services.eval.judge import CaseResult, judge
-from memwarden.services.eval.state import CaseState, ProposalView, read_state
+from memwarden.services.eval.state import (
+    CaseState,
+    ProposalView,
+    producer_decisions,
+    read_state,
+)
 from memwarden.services.extractor.io import extractor_version_scope, reextract_messages
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.gate.review import ReviewRefused, approve, reject
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.pipeline import drain
 from memwarden.services.revalidation.commands import forget_message, revoke_message
+from memwarden.shared.anomaly import paused as rates_paused
 from memwarden.shared.auth import Principal, Scope
 from memwarden.shared.canonical import proposal_id as compute_id
 from memwarden.shared.canonical import proposal_identity, sha256_hex
@@ -116,7 +122,8 @@ def run_cases(
     under that version (None: its own)."""
     run_prefix = "run-" + uuid.uuid4().hex[:10]
     results = []
-    with captured_logs() as logs, extractor_version_scope(extractor_version):
+    # labelled cases back to back are a burst by design: no write-rate holds in an eval run
+    with captured_logs() as logs, extractor_version_scope(extractor_version), rates_paused():
         for case in cases:
             results.append(run_case(case, engine, run_prefix, logs, snapshots))
     return results
@@ -139,6 +146,7 @@ def run_case(
             if "check" in step:
                 _checkpoint(run, result, step["check"], index, snapshots)
         _checkpoint(run, result, case["expect"], "final", snapshots)
+        result.producers = producer_decisions(engine, run.tenants)
     except ValidationError as exc:  # a turn the models refuse: where and why, no value
         result.error = f"ValidationError: {'; '.join(safe_error_fields(exc))}"
     except (CaseError, ReviewRefused, ValueError, LookupError) as exc:

@@ -12,7 +12,7 @@ from memwarden.services.recall.query import recall
 from memwarden.shared.canonical import memory_id_for, proposal_identity
 from memwarden.shared.db import unit_of_work
 from memwarden.shared.schema import current_memories, memory_evidence, memory_versions, proposals
-from sqlalchemy import Engine, and_, select
+from sqlalchemy import Engine, and_, func, select
 
 
 @dataclass(frozen=True)
@@ -174,3 +174,15 @@ def read_state(
         for r in recalled_rows
     ]
     return CaseState(memories, proposal_views, recall_view)
+
+
+def producer_decisions(engine: Engine, tenant_ids: list[str]) -> dict[tuple[str, str], int]:
+    """(extractor version, first gate decision) -> proposals, over the case's tenants: the
+    per-producer rates of seed 002 (acceptance, quarantine, conflict)."""
+    with unit_of_work(engine) as uow:
+        rows = uow.conn.execute(
+            select(proposals.c.extractor_version, proposals.c.decision, func.count())
+            .where(proposals.c.tenant_id.in_(tenant_ids))
+            .group_by(proposals.c.extractor_version, proposals.c.decision)
+        ).all()
+    return {(r[0], r[1]): int(r[2]) for r in rows}

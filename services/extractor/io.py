@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from memwarden.services.extractor.canary import routed
 from memwarden.services.extractor.debounce import extract_debounced
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden.shared.candidates import store_candidates
@@ -14,7 +15,7 @@ from memwarden.shared.canonical import proposal_id, proposal_identity
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.config import get_settings
 from memwarden.shared.consume import consume
-from memwarden.shared.db import get_engine, in_offset, pairs_in, unit_of_work
+from memwarden.shared.db import get_engine, in_offset, pairs_in, unit_of_work, utcnow
 from memwarden.shared.models import MessageStatus, ProposalBody, Topic, Turn
 from memwarden.shared.outbox import emit_many, order_seq
 from memwarden.shared.registry import Registry, default_registry
@@ -88,15 +89,24 @@ def turn_of(row: Row[Any]) -> Turn:
     )
 
 
-def _stage_extractor(registry: Registry) -> Callable[[Turn], list[ProposalBody]]:
+def _stage_extractor(conn: Connection, registry: Registry) -> Callable[[Turn], list[ProposalBody]]:
     """The extractor this stage runs: ``MEMWARDEN_EXTRACTOR``, or the rules extractor under
-    the version an eval comparison set."""
-    name = get_settings().extractor
+    the version an eval comparison set; with a canary, its share of sessions goes to the
+    canary version (``services.extractor.canary``)."""
+    settings = get_settings()
     version = _extractor_version.get()
-    if name == "rules" or version is not None:
-        return lambda turn: extract(turn, registry, extractor_version=version or EXTRACTOR_VERSION)
-    chosen = select_extractor(name)
-    return lambda turn: chosen(turn, registry)
+    if version is not None:  # an eval comparison runs one version, never a canary
+        return lambda turn: extract(turn, registry, extractor_version=version)
+    if settings.extractor == "rules":
+        stable: Callable[[Turn], list[ProposalBody]] = lambda turn: extract(  # noqa: E731
+            turn, registry, extractor_version=EXTRACTOR_VERSION
+        )
+    else:
+        chosen = select_extractor(settings.extractor)
+        stable = lambda turn: chosen(turn, registry)  # noqa: E731
+    if not settings.extractor_canary:
+        return stable
+    return routed(conn, settings, registry, stable, utcnow())
 
 
 def _proposal_events(
@@ -110,7 +120,7 @@ def _proposal_events(
     seq = {(r.tenant_id, r.message_id): order_seq(r.created_at) for r in rows}
     bodies: list[dict[str, Any]] = []
     events: list[ProposalEvent] = []
-    for body in extract_debounced(turns, _stage_extractor(registry)):
+    for body in extract_debounced(turns, _stage_extractor(conn, registry)):
         proposal = with_id(body)
         bodies.append(proposal)
         events.append(

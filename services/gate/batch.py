@@ -283,6 +283,7 @@ def decide_wave(
             review_all=review_all,
             suppressed=_is_suppressed(v, msg, reads),
         )
+        a.review.extend(ctx.held_reasons(v.index))  # write-rate anomaly, rolled-back canary
         derived = resolve_derived_from(v, reads)
         if derived is None:
             a.reject.append("derived_from_not_current")

@@ -11,6 +11,7 @@ from typing import Any
 
 from memwarden.services.gate.batch import decide_wave, waves
 from memwarden.services.gate.checks import recompute_proposal_id
+from memwarden.services.gate.rates import record_batch, screen_batch
 from memwarden.services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
 from memwarden.shared.candidates import load_candidates
 from memwarden.shared.canonical import payload_hash
@@ -114,6 +115,7 @@ def decide_many(conn: Connection, raw_proposals: list[Any], ctx: GateContext) ->
         if item is not None:
             ready.append(item)
     ready.sort(key=lambda v: v.memory_id)  # one lock order for every batch
+    guard = screen_batch(conn, ready, ctx)  # review holds: write-rate anomaly, canary rollback
     for wave in waves(ready):
         receipts, conflicts = decide_wave(conn, wave, ctx)
         out.update(receipts)
@@ -126,6 +128,7 @@ def decide_many(conn: Connection, raw_proposals: list[Any], ctx: GateContext) ->
                 v.p.proposal_id,
                 v.payload_hash,
             )
+    record_batch(conn, guard, out, ctx)
     return [out[i] for i in range(len(raw_proposals))]
 
 

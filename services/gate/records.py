@@ -43,6 +43,15 @@ class GateContext:
     # the authenticated submitter; None means the built-in extractor stage
     proposed_by: str | None = None
     tenant_registry: Path | None = field(default_factory=lambda: get_settings().tenant_registry)
+    # count decisions and apply review holds (shared.anomaly); replay turns it off: a
+    # bulk reprocessing is a burst by design, and its proposals are history
+    watch_rates: bool = True
+    # the review reasons of held scopes, by batch position; set per batch (services.gate.rates)
+    held: dict[int, list[str]] = field(default_factory=dict)
+
+    def held_reasons(self, index: int) -> list[str]:
+        """Why the proposal at ``index`` goes to review whatever it says ([] when it is free)."""
+        return self.held.get(index, [])
 
     def registry_for(self, tenant_id: str) -> Registry:
         """The built-in registry plus the tenant's own keys, if it has a file."""

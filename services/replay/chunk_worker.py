@@ -224,7 +224,7 @@ def _process(engine: Engine, claim: Claim) -> tuple[str, int | None]:
     started = time.perf_counter()
     batch = Batch(f"chunk {claim.chunk_no}", 0, 0, read_chunk(claim))
     extracted = extract_batch(batch, _extract_turn(claim))
-    ctx = GateContext()
+    ctx = GateContext(watch_rates=False)  # history, not live traffic (gate/rates.py)
     c = replay_chunks.c
     with unit_of_work(engine) as uow:
         conn = uow.conn

@@ -172,7 +172,7 @@ def run_replay(
             path, start=start, size=opts.batch_size, default_tenant=opts.default_tenant
         ):
             extracted = extract_batch(batch, plan.extract_turn)
-            ctx = GateContext()
+            ctx = GateContext(watch_rates=False)  # history, not live traffic (gate/rates.py)
             with unit_of_work(engine) as uow:
                 applied = apply_batch(
                     uow.conn,

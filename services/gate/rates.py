@@ -1,0 +1,60 @@
+"""The gate's hooks into write-rate watching (``shared.anomaly``): a fixed number of
+statements per batch, before and after its decisions, never per proposal."""
+
+from __future__ import annotations
+
+from memwarden.services.gate.records import GateContext, Verified
+from memwarden.shared.anomaly import (
+    Guard,
+    Thresholds,
+    Write,
+    is_paused,
+    record,
+    screen,
+    sessions_of,
+)
+from memwarden.shared.config import get_settings
+from memwarden.shared.models import Receipt
+from sqlalchemy import Connection
+
+
+def screen_batch(conn: Connection, ready: list[Verified], ctx: GateContext) -> Guard | None:
+    """Before deciding: read the holds and rates of the batch's scopes and put the review
+    reasons of held proposals on ``ctx``; None when the context does not watch rates."""
+    ctx.held = {}
+    if not ctx.watch_rates or is_paused() or not ready:
+        return None
+    sessions = sessions_of(conn, {(v.p.tenant_id, v.p.evidence.message_id) for v in ready})
+    writes = {v.index: _write(v, sessions) for v in ready}
+    guard = screen(conn, list(writes.values()), ctx.now, Thresholds.from_settings(get_settings()))
+    guard.writes = writes
+    for index, w in writes.items():
+        reasons = guard.reasons(w)
+        if reasons:
+            ctx.held[index] = reasons
+    return guard
+
+
+def record_batch(
+    conn: Connection, guard: Guard | None, out: dict[int, Receipt], ctx: GateContext
+) -> None:
+    """After deciding: count the batch's fresh decisions (a replayed receipt was counted when
+    it was made) and place the holds they trip."""
+    if guard is None:
+        return
+    decided = [
+        (w, out[i].decision)
+        for i, w in guard.writes.items()
+        if i in out and out[i].decided_at == ctx.now
+    ]
+    record(conn, guard, decided, ctx.now)
+
+
+def _write(v: Verified, sessions: dict[tuple[str, str], str]) -> Write:
+    return Write(
+        v.p.tenant_id,
+        v.p.subject_id,
+        sessions.get((v.p.tenant_id, v.p.evidence.message_id)),
+        v.p.extractor_version,
+        v.p.proposal_id,
+    )
