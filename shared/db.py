@@ -352,19 +352,34 @@ def _utc_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _send_pg(conn: Connection, steps: list[Step]) -> None:
+    import psycopg
     from psycopg.rows import dict_row
+    from sqlalchemy import exc as sa_exc
 
     raw = conn.connection.driver_connection
     assert raw is not None
-    with raw.pipeline():
-        for step in steps:
-            compiled, sql, processors = _pg_sql(conn, step)
-            cursor = raw.cursor(row_factory=dict_row)
-            if isinstance(step.params, list):
-                cursor.executemany(sql, [_pg_params(compiled, processors, p) for p in step.params])
-            else:
-                cursor.execute(sql, _pg_params(compiled, processors, step.params))
-            step._cursor = cursor
+    try:
+        with raw.pipeline():
+            for step in steps:
+                compiled, sql, processors = _pg_sql(conn, step)
+                cursor = raw.cursor(row_factory=dict_row)
+                if isinstance(step.params, list):
+                    params = [_pg_params(compiled, processors, p) for p in step.params]
+                    cursor.executemany(sql, params)
+                else:
+                    cursor.execute(sql, _pg_params(compiled, processors, step.params))
+                step._cursor = cursor
+    except psycopg.Error as exc:
+        # Raised as SQLAlchemy raises driver errors (IntegrityError, OperationalError, ...,
+        # the SQLSTATE on .orig), so retries and refusals treat it as before; no parameters.
+        raise sa_exc.DBAPIError.instance(
+            "; ".join(step.key for step in steps),
+            None,
+            exc,
+            psycopg.Error,
+            hide_parameters=True,
+            dialect=conn.dialect,
+        ) from exc
     for step in steps:
         cursor, step._cursor = step._cursor, None
         step.rowcount = cursor.rowcount
