@@ -1,8 +1,8 @@
 """Does the gate's per-proposal cost grow with history? (issue 14, item 4)
 
 History is bulk-loaded in SQL (generate_series: messages, fact keys, versions, evidence,
-projection, proposals, receipts, consumed outbox rows) into the same tenant the measured
-proposals go to, up to each size in turn; then fresh proposals are decided one per
+projection, proposals, receipts, suppressions, consumed outbox rows) into the same tenant
+the measured proposals go to, up to each size in turn; then fresh proposals are decided one per
 transaction through the real code and timed. Flat means every read and write of the gate
 stays an index lookup proportional to the proposal, not to the table.
 
@@ -71,6 +71,10 @@ HISTORY_SQL = [
     """INSERT INTO receipts (tenant_id, proposal_id, body, created_at)
        SELECT :t, md5(i::text) || md5(i::text), '{"decision":"COMMIT"}', now()
        FROM generate_series(:lo, :hi - 1) AS i""",
+    # a forget leaves a suppression: one for every tenth memory
+    """INSERT INTO suppressions (tenant_id, subject_id, content_hash, created_at)
+       SELECT :t, 'h' || i, md5(i::text) || md5(i::text), now()
+       FROM generate_series(:lo, :hi - 1) AS i WHERE i % 10 = 0""",
     """INSERT INTO outbox (topic, event_key, tenant_id, payload, created_at, sent_at,
          consumed_at)
        SELECT 'memory.committed', 'mem_h' || i || '\:1', :t, '{}', now(), now(), now()
@@ -88,17 +92,40 @@ def load_history(engine: Engine, lo: int, hi: int) -> float:
     return time.perf_counter() - t0
 
 
-def measure(engine: Engine, tag: str, n: int) -> list[float]:
-    """Seconds per proposal, one proposal per transaction (after a short warm-up)."""
+def _counters(engine: Engine) -> tuple[int, int, dict[str, int]]:
+    """Buffers touched and index scans in this database, and sequential scans per table.
+    Closing the pool first makes every backend report its counts (they do so on exit)."""
+    engine.dispose()
+    with engine.connect() as conn:
+        blocks = conn.execute(
+            text(
+                "SELECT blks_hit + blks_read FROM pg_stat_database"
+                " WHERE datname = current_database()"
+            )
+        ).scalar_one()
+        tables = conn.execute(
+            text("SELECT relname, seq_scan, coalesce(idx_scan, 0) FROM pg_stat_user_tables")
+        ).all()
+    engine.dispose()
+    return int(blocks), sum(r[2] for r in tables), {r[0]: int(r[1]) for r in tables}
+
+
+def measure(engine: Engine, tag: str, n: int) -> tuple[list[float], float, float, list[str]]:
+    """Seconds per proposal, one proposal per transaction (after a short warm-up); with
+    buffers and index scans per proposal, and the tables scanned sequentially meanwhile.
+    The buffer count does not depend on how loaded the machine is; the time does."""
     proposals = make_proposals(engine, tag, n + 20, tenant=TENANT)
     for p in proposals[:20]:
         decide_batch([p], engine=engine)
+    blocks0, idx0, seq0 = _counters(engine)
     samples = []
     for p in proposals[20:]:
         t0 = time.perf_counter()
         decide_batch([p], engine=engine)
         samples.append(time.perf_counter() - t0)
-    return samples
+    blocks1, idx1, seq1 = _counters(engine)
+    scanned = sorted(t for t, c in seq1.items() if c > seq0.get(t, 0))
+    return samples, (blocks1 - blocks0) / n, (idx1 - idx0) / n, scanned
 
 
 def main() -> None:
@@ -107,25 +134,32 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=300)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("history memories | load s | per proposal p50 µs | mean µs | p90 µs")
+    print(
+        "history memories | load s | per proposal p50 µs | mean µs | p90 µs"
+        " | buffers/proposal | index scans/proposal | tables seq-scanned"
+    )
     points: list[tuple[float, float]] = []
+    buffer_points: list[tuple[float, float]] = []
     with scratch_database() as engine:
         loaded = 0
         for size in sizes:
             took = load_history(engine, loaded, size)
             loaded = size
-            samples = [s * 1e6 for s in measure(engine, f"g{size}", args.proposals)]
+            seconds, blocks, scans, scanned = measure(engine, f"g{size}", args.proposals)
+            samples = [s * 1e6 for s in seconds]
             p50 = percentile(samples, 50)
             points.append((math.log10(size), p50))
+            buffer_points.append((math.log10(size), blocks))
             print(
                 f"{size:16d} | {took:6.1f} | {p50:19.0f} | {statistics.fmean(samples):7.0f} |"
-                f" {percentile(samples, 90):6.0f}"
+                f" {percentile(samples, 90):6.0f} | {blocks:16.1f} | {scans:20.1f} |"
+                f" {', '.join(scanned) or 'none'}"
             )
     slope = _slope(points)
-    first = points[0][1]
     print(
         f"slope: {slope:+.0f} µs per proposal per 10x history"
-        f" ({100 * slope / first:+.1f}% of the {sizes[0]:,}-memory cost per 10x)"
+        f" ({100 * slope / points[0][1]:+.1f}% of the {sizes[0]:,}-memory cost per 10x);"
+        f" buffers: {_slope(buffer_points):+.1f} per proposal per 10x"
     )
 
 
