@@ -330,13 +330,17 @@ def _pg_sql(conn: Connection, step: Step) -> tuple[Any, str, dict[str, Any]]:
             )
         else:
             compiled = stmt.compile(dialect=conn.dialect)
-        found = (compiled, compiled.string, dict(compiled._bind_processors))
+        # a statement whose every bind is a given parameter needs no construct_params per row
+        plain = set(compiled.binds) <= set(columns)
+        found = (compiled if not plain else None, compiled.string, dict(compiled._bind_processors))
         _pg_compiled[(step.key, columns)] = found
     return found
 
 
 def _pg_params(compiled: Any, processors: dict[str, Any], params: Mapping[str, Any] | None) -> Any:
-    values = compiled.construct_params(params or {})
+    """The parameters as SQLAlchemy would send them: literal binds filled in, bind
+    processors (``UtcDateTime``) applied. No Python-side column defaults: none exist."""
+    values = compiled.construct_params(params or {}) if compiled is not None else dict(params or {})
     for name, process in processors.items():
         if name in values:
             values[name] = process(values[name])
