@@ -75,7 +75,7 @@ HISTORY_SQL = [
     """INSERT INTO suppressions (tenant_id, subject_id, content_hash, created_at)
        SELECT :t, 'h' || i, md5(i::text) || md5(i::text), now()
        FROM generate_series(:lo, :hi - 1) AS i WHERE i % 10 = 0""",
-    """INSERT INTO outbox (topic, event_key, tenant_id, payload, created_at, sent_at,
+    r"""INSERT INTO outbox (topic, event_key, tenant_id, payload, created_at, sent_at,
          consumed_at)
        SELECT 'memory.committed', 'mem_h' || i || '\:1', :t, '{}', now(), now(), now()
        FROM generate_series(:lo, :hi - 1) AS i""",

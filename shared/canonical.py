@@ -6,10 +6,10 @@ import hashlib
 import json
 import math
 from datetime import UTC, datetime
+from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Any
 
 import rfc8785
-from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from memwarden.shared.textfold import suppression_form
 
 IDENTITY_SCHEMA = 1

@@ -258,7 +258,7 @@ class Step:
     """One queued statement; ``rows`` (dicts) and ``rowcount`` are there after ``send()``.
     For executemany, ``rowcount`` is the total over all parameter sets."""
 
-    __slots__ = ("key", "build", "params", "rows", "rowcount", "_cursor")
+    __slots__ = ("_cursor", "build", "key", "params", "rowcount", "rows")
 
     def __init__(self, key: str, build: Any, params: Params) -> None:
         self.key = key
@@ -304,7 +304,7 @@ class Batch:
             _send_pg(self.conn, steps)
             return
         for step in steps:
-            result = self.conn.execute(_statement(self.conn, step), step.params)  # type: ignore[arg-type]
+            result = self.conn.execute(_statement(self.conn, step), step.params)
             if result.returns_rows:
                 step.rows = [dict(r._mapping) for r in result]
             step.rowcount = result.rowcount

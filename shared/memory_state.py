@@ -150,12 +150,14 @@ def queue_commit_versions(
     # overwritten. executemany reports the total rows matched.
     moved = batch.add(
         "memory_state.cas",
-        lambda _conn: update(fact_keys)
-        .where(
-            fact_keys.c.id == bindparam("b_id"),
-            fact_keys.c.current_version == bindparam("b_old"),
-        )
-        .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now")),
+        lambda _conn: (
+            update(fact_keys)
+            .where(
+                fact_keys.c.id == bindparam("b_id"),
+                fact_keys.c.current_version == bindparam("b_old"),
+            )
+            .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now"))
+        ),
         [
             {
                 "b_id": i.fact_row["id"],
@@ -173,24 +175,28 @@ def queue_commit_versions(
         # a REVOKED or FORGOTTEN one keeps its status.
         batch.add(
             "memory_state.retire_version",
-            lambda _conn: update(memory_versions)
-            .where(
-                memory_versions.c.memory_id == bindparam("b_mid"),
-                memory_versions.c.version == bindparam("b_ver"),
-                memory_versions.c.status == LIVE,
-            )
-            .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to")),
+            lambda _conn: (
+                update(memory_versions)
+                .where(
+                    memory_versions.c.memory_id == bindparam("b_mid"),
+                    memory_versions.c.version == bindparam("b_ver"),
+                    memory_versions.c.status == LIVE,
+                )
+                .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to"))
+            ),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes, "b_to": i.valid_from} for i in replaced],
         )
         batch.add(
             "memory_state.retire_proposal",
-            lambda _conn: update(proposals)
-            .where(
-                proposals.c.memory_id == bindparam("b_mid"),
-                proposals.c.memory_version == bindparam("b_ver"),
-                proposals.c.state == ProposalState.COMMITTED,
-            )
-            .values(state=ProposalState.SUPERSEDED),
+            lambda _conn: (
+                update(proposals)
+                .where(
+                    proposals.c.memory_id == bindparam("b_mid"),
+                    proposals.c.memory_version == bindparam("b_ver"),
+                    proposals.c.state == ProposalState.COMMITTED,
+                )
+                .values(state=ProposalState.SUPERSEDED)
+            ),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes} for i in replaced],
         )
         batch.send()  # the cancellations below read and write through the connection

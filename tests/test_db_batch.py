@@ -32,17 +32,26 @@ def test_batch__statements_run_in_order_and_report_rows_and_counts(
         )
         moved = batch.add(
             "test.update",
-            lambda _conn: update(receipts)
-            .where(receipts.c.tenant_id == bindparam("t"), receipts.c.proposal_id == bindparam("p"))
-            .values(body=bindparam("b")),
+            lambda _conn: (
+                update(receipts)
+                .where(
+                    receipts.c.tenant_id == bindparam("t"), receipts.c.proposal_id == bindparam("p")
+                )
+                .values(body=bindparam("b"))
+            ),
             [{"t": tenant, "p": "p0", "b": "x"}, {"t": tenant, "p": "p1", "b": "y"}],
         )
         nothing = batch.add("test.empty", lambda _conn: receipts.insert(), [])
         read = batch.add(
             "test.read",
-            lambda conn: select(receipts)
-            .where(in_param(conn, receipts.c.proposal_id, "ids"), receipts.c.tenant_id == bindparam("t"))
-            .order_by(receipts.c.proposal_id),
+            lambda conn: (
+                select(receipts)
+                .where(
+                    in_param(conn, receipts.c.proposal_id, "ids"),
+                    receipts.c.tenant_id == bindparam("t"),
+                )
+                .order_by(receipts.c.proposal_id)
+            ),
             {"ids": ["p0", "p2", "absent"], "t": tenant},
         )
         batch.send()
