@@ -44,15 +44,15 @@ SENTENCES = [
 RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
 
 
-def make_proposals(engine: Engine, tag: str, n: int) -> list[dict]:
+def make_proposals(engine: Engine, tag: str, n: int, tenant: str | None = None) -> list[dict]:
     """n committable proposals, each for its own subject (no fact-key contention)."""
     registry = default_registry()
     turns = [
         Turn(
-            tenant_id=f"bench-{tag}",
-            subject_id=f"s{i}",
+            tenant_id=tenant or f"bench-{tag}",
+            subject_id=f"{tag}-s{i}" if tenant else f"s{i}",
             session_id="s",
-            message_id=f"m{i}",
+            message_id=f"{tag}-m{i}" if tenant else f"m{i}",
             role="user",
             source="user_message",
             text=SENTENCES[i % len(SENTENCES)],

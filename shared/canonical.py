@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import UTC, datetime
+from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Any
 
 import rfc8785
@@ -14,8 +16,105 @@ IDENTITY_SCHEMA = 1
 
 
 def jcs(obj: Any) -> bytes:
-    """RFC 8785 canonical JSON bytes of ``obj``."""
-    return rfc8785.dumps(obj)
+    """RFC 8785 canonical JSON bytes of ``obj``.
+
+    Written straight into one list of text pieces (strings escaped by the json module's C
+    encoder, which escapes exactly what RFC 8785 does); anything the fast writer does not
+    take plainly (an integer out of the I-JSON range, a NaN, a surrogate, a key that is not
+    text) goes to the ``rfc8785`` package, which serialises it or raises its own error.
+    ``tests/test_canonical.py`` holds the two byte-identical.
+    """
+    out: list[str] = []
+    try:
+        _write(obj, out)
+        return "".join(out).encode("utf-8")
+    except (_NotPlain, UnicodeEncodeError):
+        return rfc8785.dumps(obj)
+
+
+class _NotPlain(Exception):
+    """A value the fast writer leaves to the rfc8785 package."""
+
+
+_INT_RANGE = 2**53 - 1  # RFC 8785 / I-JSON: integers exactly representable as doubles
+
+
+def _write(obj: Any, out: list[str]) -> None:
+    # the order of rfc8785's own type tests: bool before int, str before other types
+    if obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, str):
+        out.append(_json_string(obj))
+    elif isinstance(obj, bool):
+        out.append("true" if obj else "false")
+    elif isinstance(obj, int):
+        if not -_INT_RANGE <= obj <= _INT_RANGE:
+            raise _NotPlain
+        out.append(str(int(obj)))
+    elif isinstance(obj, float):
+        out.append(es6_number(obj))
+    elif isinstance(obj, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(obj):
+            if i:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    elif isinstance(obj, dict):
+        keys = list(obj)
+        if not all(type(k) is str for k in keys):
+            raise _NotPlain
+        if all(k.isascii() for k in keys):
+            keys.sort()
+        else:
+            keys.sort(key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+        out.append("{")
+        for i, key in enumerate(keys):
+            if i:
+                out.append(",")
+            out.append(_json_string(key))
+            out.append(":")
+            _write(obj[key], out)
+        out.append("}")
+    else:
+        raise _NotPlain
+
+
+def es6_number(f: float) -> str:
+    """A double as ECMAScript's Number.prototype.toString writes it (RFC 8785 §3.2.2.3):
+    the shortest round-tripping digits, plain from 1e-6 to below 1e21, else exponent form."""
+    if math.isnan(f) or math.isinf(f):
+        raise _NotPlain
+    if f == 0:
+        return "0"
+    if f < 0:
+        return "-" + es6_number(-f)
+    digits, exponent = _shortest_digits(f)
+    k, n = len(digits), exponent  # the value is 0.<digits> x 10^n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+
+
+def _shortest_digits(f: float) -> tuple[str, int]:
+    """(significant digits without trailing zeros, n) with f == 0.<digits> x 10^n; Python's
+    repr is the shortest string that reads back as the same double, like ECMAScript's."""
+    text = repr(f)
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    raw = (whole + frac).lstrip("0")
+    point = len(whole) + (int(exp) if exp else 0)  # digits before the decimal point
+    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
+    return raw.rstrip("0"), point
 
 
 def sha256_hex(data: str | bytes) -> str:

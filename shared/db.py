@@ -191,13 +191,18 @@ def insert_ignore(
     Many rows go as executemany parameters, not as one ``.values([...])`` construct: the
     statement is then compiled once and cached, whatever the batch size.
     """
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = dialect_insert(table).on_conflict_do_nothing(index_elements=conflict_columns)
+    stmt = insert_ignore_stmt(conn, table, conflict_columns)
     if isinstance(values, list):
         if values:
             conn.execute(stmt, values)
     else:
         conn.execute(stmt.values(values))
+
+
+def insert_ignore_stmt(conn: Connection, table: Table, conflict_columns: list[str]) -> Any:
+    """``INSERT … ON CONFLICT (conflict_columns) DO NOTHING`` in the connection's dialect."""
+    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    return dialect_insert(table).on_conflict_do_nothing(index_elements=conflict_columns)
 
 
 def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> dict[str, Any]:
@@ -235,3 +240,153 @@ def migrate(engine: Engine | None = None) -> None:
             conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7210531)")
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
+
+
+def in_param(conn: Connection, column: Any, name: str) -> Any:
+    """``column IN :name`` with the list given at execution, so the statement is built and
+    compiled once: one array parameter on PostgreSQL (see ``in_list``), an expanding list on
+    SQLite."""
+    if conn.dialect.name == "postgresql":
+        return column == any_(bindparam(name, type_=ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
+
+
+Params = Mapping[str, Any] | list[dict[str, Any]] | None
+
+
+class Step:
+    """One queued statement; ``rows`` (dicts) and ``rowcount`` are there after ``send()``.
+    For executemany, ``rowcount`` is the total over all parameter sets."""
+
+    __slots__ = ("_cursor", "build", "key", "params", "rowcount", "rows")
+
+    def __init__(self, key: str, build: Any, params: Params) -> None:
+        self.key = key
+        self.build = build
+        self.params = params
+        self.rows: list[dict[str, Any]] = []
+        self.rowcount = 0
+        self._cursor: Any = None
+
+
+# (dialect, key) -> the Core statement; (key, column keys) -> psycopg SQL + bind processors.
+_statements: dict[tuple[str, str], Any] = {}
+_pg_compiled: dict[tuple[str, tuple[str, ...]], tuple[Any, str, dict[str, Any]]] = {}
+
+
+class Batch:
+    """Statements of one transaction sent together, in the order queued.
+
+    On PostgreSQL they go through psycopg's pipeline on the connection under ``conn`` (the
+    same transaction): one round trip for the lot instead of one each, every statement
+    compiled once per process (and prepared by psycopg once it repeats). On SQLite they run
+    one after another through ``conn``. Each statement is a Core construct built once per
+    dialect by ``build(conn)`` under a fixed ``key``, so both backends run the same SQL.
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self._queued: list[Step] = []
+
+    def add(self, key: str, build: Any, params: Params = None) -> Step:
+        """Queue ``build(conn)`` with one parameter set, a list (executemany; an empty list
+        runs nothing) or none."""
+        step = Step(key, build, params)
+        if not (isinstance(params, list) and not params):
+            self._queued.append(step)
+        return step
+
+    def send(self) -> None:
+        steps, self._queued = self._queued, []
+        if not steps:
+            return
+        if self.conn.dialect.name == "postgresql":
+            _send_pg(self.conn, steps)
+            return
+        for step in steps:
+            result = self.conn.execute(_statement(self.conn, step), step.params)
+            if result.returns_rows:
+                step.rows = [dict(r._mapping) for r in result]
+            step.rowcount = result.rowcount
+
+
+def _statement(conn: Connection, step: Step) -> Any:
+    key = (conn.dialect.name, step.key)
+    stmt = _statements.get(key)
+    if stmt is None:
+        stmt = _statements[key] = step.build(conn)
+    return stmt
+
+
+def _pg_sql(conn: Connection, step: Step) -> tuple[Any, str, dict[str, Any]]:
+    first = step.params[0] if isinstance(step.params, list) else step.params
+    columns = tuple(first) if first else ()
+    found = _pg_compiled.get((step.key, columns))
+    if found is None:
+        stmt = _statement(conn, step)
+        if getattr(stmt, "is_insert", False):
+            compiled = stmt.compile(
+                dialect=conn.dialect, column_keys=list(columns), for_executemany=True
+            )
+        else:
+            compiled = stmt.compile(dialect=conn.dialect)
+        # a statement whose every bind is a given parameter needs no construct_params per row
+        plain = set(compiled.binds) <= set(columns)
+        found = (compiled if not plain else None, compiled.string, dict(compiled._bind_processors))
+        _pg_compiled[(step.key, columns)] = found
+    return found
+
+
+def _pg_params(compiled: Any, processors: dict[str, Any], params: Mapping[str, Any] | None) -> Any:
+    """The parameters as SQLAlchemy would send them: literal binds filled in, bind
+    processors (``UtcDateTime``) applied. No Python-side column defaults: none exist."""
+    values = compiled.construct_params(params or {}) if compiled is not None else dict(params or {})
+    for name, process in processors.items():
+        if name in values:
+            values[name] = process(values[name])
+    return values
+
+
+def _utc_row(row: dict[str, Any]) -> dict[str, Any]:
+    # what ``UtcDateTime`` does to a value read through SQLAlchemy
+    for name, value in row.items():
+        if isinstance(value, datetime):
+            row[name] = value.astimezone(UTC)
+    return row
+
+
+def _send_pg(conn: Connection, steps: list[Step]) -> None:
+    import psycopg
+    from psycopg.rows import dict_row
+    from sqlalchemy import exc as sa_exc
+
+    raw = conn.connection.driver_connection
+    assert raw is not None
+    try:
+        with raw.pipeline():
+            for step in steps:
+                compiled, sql, processors = _pg_sql(conn, step)
+                cursor = raw.cursor(row_factory=dict_row)
+                if isinstance(step.params, list):
+                    params = [_pg_params(compiled, processors, p) for p in step.params]
+                    cursor.executemany(sql, params)
+                else:
+                    cursor.execute(sql, _pg_params(compiled, processors, step.params))
+                step._cursor = cursor
+    except psycopg.Error as exc:
+        # Raised as SQLAlchemy raises driver errors (IntegrityError, OperationalError, ...,
+        # the SQLSTATE on .orig), so retries and refusals treat it as before; no parameters.
+        raise sa_exc.DBAPIError.instance(
+            "; ".join(step.key for step in steps),
+            None,
+            exc,
+            psycopg.Error,
+            hide_parameters=True,
+            dialect=conn.dialect,
+        ) from exc
+    for step in steps:
+        cursor, step._cursor = step._cursor, None
+        step.rowcount = cursor.rowcount
+        if cursor.description is not None:
+            step.rows = [_utc_row(r) for r in cursor.fetchall()]
+        cursor.close()

@@ -13,15 +13,15 @@ order, the order every writer uses, so writers may wait for each other but never
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memwarden.shared.action_repair import cancel_actions_using
-from memwarden.shared.db import dumps, in_list, insert_ignore
+from memwarden.shared.db import Batch, dumps, in_list, in_param, insert_ignore_stmt
 from memwarden.shared.models import MemoryStatus, ProposalState, Topic
-from memwarden.shared.outbox import emit, emit_many
+from memwarden.shared.outbox import emit, queue_events
 from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
@@ -128,20 +128,36 @@ def _projection_row(item: NewVersion, now: datetime) -> dict[str, Any]:
 
 
 def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) -> None:
-    """Commit new versions on locked fact keys, one statement per table: compare-and-set
-    the key's version, retire the superseded version (only if still COMMITTED), append the
-    version and its evidence, move the projection, emit ``memory.committed``."""
+    """Commit new versions on locked fact keys (see ``queue_commit_versions``), now."""
+    batch = Batch(conn)
+    check = queue_commit_versions(batch, items, now)
+    batch.send()
+    check()
+
+
+def queue_commit_versions(
+    batch: Batch, items: list[NewVersion], now: datetime
+) -> Callable[[], None]:
+    """Queue the commit of new versions on locked fact keys, one statement per table:
+    compare-and-set the key's version, retire the superseded version (only if still
+    COMMITTED), append the version and its evidence, move the projection, emit
+    ``memory.committed``. The caller sends the batch (with its own rows, one round trip on
+    PostgreSQL), then calls the returned check, which raises ``CompareAndSetFailed`` (the
+    transaction must then roll back) unless every key moved."""
     if not items:
-        return
+        return lambda: None
     # Compare-and-set even under the lock: a second guard that history is never
     # overwritten. executemany reports the total rows matched.
-    moved = conn.execute(
-        update(fact_keys)
-        .where(
-            fact_keys.c.id == bindparam("b_id"),
-            fact_keys.c.current_version == bindparam("b_old"),
-        )
-        .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now")),
+    moved = batch.add(
+        "memory_state.cas",
+        lambda _conn: (
+            update(fact_keys)
+            .where(
+                fact_keys.c.id == bindparam("b_id"),
+                fact_keys.c.current_version == bindparam("b_old"),
+            )
+            .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now"))
+        ),
         [
             {
                 "b_id": i.fact_row["id"],
@@ -151,47 +167,56 @@ def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) ->
             }
             for i in items
         ],
-    ).rowcount
-    if moved != len(items):
-        raise CompareAndSetFailed(f"{len(items) - moved} fact keys moved under lock")
+    )
     replaced = [i for i in items if i.supersedes is not None]
     if replaced:
         # bi-temporal: the old fact stopped holding (valid_to); the system did not stop
         # knowing it held before, so expired_at stays empty. Only a live version is retired:
         # a REVOKED or FORGOTTEN one keeps its status.
-        conn.execute(
-            update(memory_versions)
-            .where(
-                memory_versions.c.memory_id == bindparam("b_mid"),
-                memory_versions.c.version == bindparam("b_ver"),
-                memory_versions.c.status == LIVE,
-            )
-            .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to")),
+        batch.add(
+            "memory_state.retire_version",
+            lambda _conn: (
+                update(memory_versions)
+                .where(
+                    memory_versions.c.memory_id == bindparam("b_mid"),
+                    memory_versions.c.version == bindparam("b_ver"),
+                    memory_versions.c.status == LIVE,
+                )
+                .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to"))
+            ),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes, "b_to": i.valid_from} for i in replaced],
         )
-        conn.execute(
-            update(proposals)
-            .where(
-                proposals.c.memory_id == bindparam("b_mid"),
-                proposals.c.memory_version == bindparam("b_ver"),
-                proposals.c.state == ProposalState.COMMITTED,
-            )
-            .values(state=ProposalState.SUPERSEDED),
+        batch.add(
+            "memory_state.retire_proposal",
+            lambda _conn: (
+                update(proposals)
+                .where(
+                    proposals.c.memory_id == bindparam("b_mid"),
+                    proposals.c.memory_version == bindparam("b_ver"),
+                    proposals.c.state == ProposalState.COMMITTED,
+                )
+                .values(state=ProposalState.SUPERSEDED)
+            ),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes} for i in replaced],
         )
+        batch.send()  # the cancellations below read and write through the connection
         for i in replaced:
             # a replaced version no longer backs actions that read it (seed 002: corrections
             # are traced to the drafts made from the old record)
             cancel_actions_using(
-                conn,
+                batch.conn,
                 i.fact_row["tenant_id"],
                 [(i.memory_id, int(i.supersedes or 0))],
                 now,
                 "memory_superseded",
             )
-    conn.execute(memory_versions.insert(), [_version_row(i, now) for i in items])
-    add_evidence(
-        conn,
+    batch.add(
+        "memory_state.version",
+        lambda _conn: memory_versions.insert(),
+        [_version_row(i, now) for i in items],
+    )
+    queue_evidence(
+        batch,
         [
             evidence_row(
                 i.memory_id, i.version, i.fact_row["tenant_id"], i.message_id, i.message_revision
@@ -199,11 +224,20 @@ def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) ->
             for i in items
         ],
     )
-    ids = [i.memory_id for i in items]
-    conn.execute(delete(current_memories).where(in_list(conn, current_memories.c.memory_id, ids)))
-    conn.execute(current_memories.insert(), [_projection_row(i, now) for i in items])
-    emit_many(
-        conn,
+    batch.add(
+        "memory_state.unproject",
+        lambda conn: delete(current_memories).where(
+            in_param(conn, current_memories.c.memory_id, "ids")
+        ),
+        {"ids": [i.memory_id for i in items]},
+    )
+    batch.add(
+        "memory_state.project",
+        lambda _conn: current_memories.insert(),
+        [_projection_row(i, now) for i in items],
+    )
+    queue_events(
+        batch,
         [
             (
                 Topic.MEMORY_COMMITTED,
@@ -219,14 +253,30 @@ def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) ->
         ],
     )
 
+    def check() -> None:
+        if moved.rowcount != len(items):
+            raise CompareAndSetFailed(f"{len(items) - moved.rowcount} fact keys moved under lock")
+
+    return check
+
 
 def add_evidence(conn: Connection, rows: list[dict[str, Any]]) -> None:
     """Provenance is counted, not guessed: one row per message revision supporting a
     version (``evidence_row``). ON CONFLICT DO NOTHING: the same support twice is once."""
-    if rows:
-        insert_ignore(
-            conn, memory_evidence, rows, ["memory_id", "version", "message_id", "revision"]
-        )
+    batch = Batch(conn)
+    queue_evidence(batch, rows)
+    batch.send()
+
+
+def queue_evidence(batch: Batch, rows: list[dict[str, Any]]) -> None:
+    """``add_evidence`` queued on the caller's batch."""
+    batch.add(
+        "memory_state.evidence",
+        lambda conn: insert_ignore_stmt(
+            conn, memory_evidence, ["memory_id", "version", "message_id", "revision"]
+        ),
+        rows,
+    )
 
 
 def take_out_of_recall(

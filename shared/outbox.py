@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memwarden.shared.db import dumps, in_list, utcnow
+from memwarden.shared.db import Batch, dumps, in_list, utcnow
 from memwarden.shared.models import FEED_ONLY_TOPICS, Topic
 from memwarden.shared.schema import dead_letters, outbox
-from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy import Connection, and_, func, or_, select, text, update
 
 NOTIFY_CHANNEL = "memwarden_outbox"
 
@@ -71,11 +71,19 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
     """Append events ``(topic, key, tenant, payload[, ordering_key, ordering_seq])``.
 
     The ordering pair places an event in its subject's order (see ``held_back``)."""
+    batch = Batch(conn)
+    queue_events(batch, events)
+    batch.send()
+
+
+def queue_events(batch: Batch, events: list[Event]) -> None:
+    """``emit_many`` queued on the caller's batch (sent with its other statements)."""
     if not events:
         return
     now = utcnow()
-    conn.execute(
-        outbox.insert(),
+    batch.add(
+        "outbox.emit",
+        lambda _conn: outbox.insert(),
         [
             {
                 "topic": str(e[0]),
@@ -91,10 +99,10 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
             for e in events
         ],
     )
-    if conn.dialect.name == "postgresql":
+    if batch.conn.dialect.name == "postgresql":
         # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
         # instead of at their next poll. Polling stays the guarantee.
-        conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
+        batch.add("outbox.notify", lambda _conn: text(f"NOTIFY {NOTIFY_CHANNEL}"))
 
 
 def order_seq(said_at: datetime) -> int:

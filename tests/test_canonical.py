@@ -131,3 +131,39 @@ def test_normalized_content_hash__ignores_case_space_and_punctuation_only() -> N
         "请记住我喜欢简洁"
     )
     assert normalized_content_hash("I prefer pnpm") != normalized_content_hash("I like pnpm")
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)  # past 2**53 both must refuse alike
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(_JSON_VALUES)
+def test_jcs__fast_writer_is_byte_identical_to_the_rfc8785_package(value: object) -> None:
+    import rfc8785
+
+    try:
+        expected: object = rfc8785.dumps(value)
+    except rfc8785.CanonicalizationError as exc:
+        expected = type(exc)
+    try:
+        got: object = jcs(value)
+    except rfc8785.CanonicalizationError as exc:
+        got = type(exc)
+    assert got == expected
+
+
+def test_jcs__numbers_at_the_ecmascript_format_boundaries() -> None:
+    import rfc8785
+
+    for f in (1e21, 1e20, 1e-6, 1e-7, 5e-324, 1.7976931348623157e308, 100.0, -0.0, 0.1 + 0.2):
+        assert jcs(f) == rfc8785.dumps(f)
+    assert jcs([1.0, 2**53 - 1]) == b"[1,9007199254740991]"

@@ -5,6 +5,9 @@ sharing a proposal id or a fact key) is read with one query per table, decided i
 the same pure checks and matrix, and written with one multi-row statement per table. A
 batch that repeats an id or a fact key is split into waves that run in order, so a later
 proposal sees the earlier one's commit exactly as it would one at a time.
+
+On PostgreSQL a wave costs three round trips (``shared.db.Batch``): the reads before the
+lock, the lock phase, and the writes; SQLite runs the same statements one by one.
 """
 
 from __future__ import annotations
@@ -19,8 +22,13 @@ from memwarden.services.gate.commit import receipt_body
 from memwarden.services.gate.decide import CurrentFact, Verdict, decide
 from memwarden.services.gate.records import GateContext, Verified, log_decision, proposal_row
 from memwarden.shared.canonical import claim_text, normalized_content_hash
-from memwarden.shared.db import in_list, in_offset, insert_ignore, pairs_in
-from memwarden.shared.memory_state import NewVersion, add_evidence, commit_versions, evidence_row
+from memwarden.shared.db import Batch, Step, in_offset, in_param, insert_ignore_stmt, pairs_in
+from memwarden.shared.memory_state import (
+    NewVersion,
+    evidence_row,
+    queue_commit_versions,
+    queue_evidence,
+)
 from memwarden.shared.models import Decision, Receipt
 from memwarden.shared.schema import (
     FACT_KEY_COLUMNS,
@@ -81,93 +89,127 @@ def resolve_derived_from(v: Verified, reads: _Reads) -> list[str] | None:
     return out
 
 
-def _decided(
-    conn: Connection, pids: set[tuple[str, str]]
+def _queue_decided(batch: Batch, pids: set[tuple[str, str]]) -> Step:
+    """Queue the read of proposals already decided: their payload hashes."""
+    return batch.add(
+        "gate.decided",
+        lambda conn: select(
+            proposals.c.tenant_id, proposals.c.proposal_id, proposals.c.payload_hash
+        ).where(
+            in_param(conn, proposals.c.tenant_id, "tenants"),
+            in_param(conn, proposals.c.proposal_id, "pids"),
+        ),
+        {"tenants": sorted({t for t, _ in pids}), "pids": sorted({p for _, p in pids})},
+    )
+
+
+def _decided_from(
+    conn: Connection, step: Step, pids: set[tuple[str, str]]
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
-    """Proposals already decided: their payload hashes, and their stored receipts."""
-    if not pids:
-        return {}, {}
+    """Proposals already decided (a sent ``_queue_decided``): their payload hashes, and
+    their stored receipts (read only when there are any: replays are rare)."""
     existing = {
-        (r.tenant_id, r.proposal_id): r.payload_hash
-        for r in conn.execute(
-            select(proposals.c.tenant_id, proposals.c.proposal_id, proposals.c.payload_hash).where(
-                pairs_in(conn, proposals.c.tenant_id, proposals.c.proposal_id, pids)
-            )
-        )
+        (r["tenant_id"], r["proposal_id"]): r["payload_hash"]
+        for r in step.rows
+        if (r["tenant_id"], r["proposal_id"]) in pids  # the lists match a superset
     }
-    replays = [k for k in pids if k in existing]
-    stored = {}
-    if replays:
+    stored: dict[tuple[str, str], str] = {}
+    if existing:
         stored = {
             (r.tenant_id, r.proposal_id): r.body
             for r in conn.execute(
                 select(receipts).where(
-                    pairs_in(conn, receipts.c.tenant_id, receipts.c.proposal_id, replays)
+                    pairs_in(conn, receipts.c.tenant_id, receipts.c.proposal_id, existing)
                 )
             )
         }
     return existing, stored
 
 
-def _read(conn: Connection, wave: list[Verified]) -> _Reads:
-    existing, stored = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v in wave})
-    mids = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
+def _read(conn: Connection, wave: list[Verified]) -> tuple[_Reads, dict[str, int]]:
+    """Everything a wave reads before the locks, in one round trip on PostgreSQL; with the
+    fact keys' versions as seen before the lock."""
+    batch = Batch(conn)
+    pids = {(v.p.tenant_id, v.p.proposal_id) for v in wave}
+    decided = _queue_decided(batch, pids)
+    tenants = sorted({v.p.tenant_id for v in wave})
+    message_rows = batch.add(
+        "gate.messages",
+        lambda conn: select(messages).where(
+            in_param(conn, messages.c.tenant_id, "tenants"),
+            in_param(conn, messages.c.message_id, "ids"),
+        ),
+        {"tenants": tenants, "ids": sorted({v.p.evidence.message_id for v in wave})},
+    )
+    suppression_rows = batch.add(
+        "gate.suppressions",
+        lambda conn: select(suppressions).where(
+            in_param(conn, suppressions.c.tenant_id, "tenants"),
+            in_param(conn, suppressions.c.subject_id, "ids"),
+        ),
+        {"tenants": tenants, "ids": sorted({v.p.subject_id for v in wave})},
+    )
+    policy_rows = batch.add(
+        "gate.policies",
+        lambda conn: select(tenant_policies).where(
+            in_param(conn, tenant_policies.c.tenant_id, "tenants")
+        ),
+        {"tenants": tenants},
+    )
+    named = sorted({n.partition(":")[0] for v in wave for n in v.p.derived_from})
+    source_rows = batch.add(
+        "gate.sources",
+        lambda conn: select(
+            current_memories.c.tenant_id,
+            current_memories.c.subject_id,
+            current_memories.c.memory_id,
+            current_memories.c.version,
+        ).where(in_param(conn, current_memories.c.memory_id, "ids")),
+        {"ids": named} if named else [],
+    )
+    seen_rows = batch.add(
+        "gate.seen",
+        lambda conn: select(fact_keys.c.memory_id, fact_keys.c.current_version).where(
+            in_param(conn, fact_keys.c.memory_id, "ids")
+        ),
+        {"ids": sorted({v.memory_id for v in wave})},
+    )
+    batch.send()
+    existing, stored = _decided_from(conn, decided, pids)
+    wanted = {(v.p.tenant_id, v.p.evidence.message_id) for v in wave}
     latest: dict[tuple[str, str], Any] = {}
-    for r in conn.execute(
-        select(messages).where(pairs_in(conn, messages.c.tenant_id, messages.c.message_id, mids))
-    ):
-        key = (r.tenant_id, r.message_id)
-        if key not in latest or r.revision > latest[key].revision:
+    for r in message_rows.rows:
+        key = (r["tenant_id"], r["message_id"])
+        if key in wanted and (key not in latest or r["revision"] > latest[key]["revision"]):
             latest[key] = r
     msgs = {
         k: StoredMessage(
-            tenant_id=r.tenant_id,
-            message_id=r.message_id,
-            revision=r.revision,
-            subject_id=r.subject_id,
-            author_id=r.author_id,
-            role=r.role,
-            source=r.source,
-            text=r.text,
-            status=r.status,
-            created_at=in_offset(r.created_at, r.utc_offset_minutes),
-            session_id=r.session_id,
-            masked_spans=spans_from_json(r.masked_spans),
-            secret_unlocated=bool(r.secret_unlocated),
+            tenant_id=r["tenant_id"],
+            message_id=r["message_id"],
+            revision=r["revision"],
+            subject_id=r["subject_id"],
+            author_id=r["author_id"],
+            role=r["role"],
+            source=r["source"],
+            text=r["text"],
+            status=r["status"],
+            created_at=in_offset(r["created_at"], r["utc_offset_minutes"]),
+            session_id=r["session_id"],
+            masked_spans=spans_from_json(r["masked_spans"]),
+            secret_unlocated=bool(r["secret_unlocated"]),
         )
         for k, r in latest.items()
     }
-    subjects = {(v.p.tenant_id, v.p.subject_id) for v in wave}
     suppressed = {
-        (r.tenant_id, r.subject_id, r.content_hash)
-        for r in conn.execute(
-            select(suppressions).where(
-                pairs_in(conn, suppressions.c.tenant_id, suppressions.c.subject_id, subjects)
-            )
-        )
+        (r["tenant_id"], r["subject_id"], r["content_hash"]) for r in suppression_rows.rows
     }
-    tenants = {v.p.tenant_id for v in wave}
-    profiles = {
-        r.tenant_id: r.profile
-        for r in conn.execute(
-            select(tenant_policies).where(tenant_policies.c.tenant_id.in_(tenants))
-        )
+    profiles = {r["tenant_id"]: r["profile"] for r in policy_rows.rows}
+    sources = {
+        (r["tenant_id"], r["subject_id"], r["memory_id"]): int(r["version"])
+        for r in source_rows.rows
     }
-    named = {n.partition(":")[0] for v in wave for n in v.p.derived_from}
-    sources = {}
-    if named:
-        sources = {
-            (r.tenant_id, r.subject_id, r.memory_id): int(r.version)
-            for r in conn.execute(
-                select(
-                    current_memories.c.tenant_id,
-                    current_memories.c.subject_id,
-                    current_memories.c.memory_id,
-                    current_memories.c.version,
-                ).where(in_list(conn, current_memories.c.memory_id, named))
-            )
-        }
-    return _Reads(existing, stored, msgs, suppressed, profiles, sources)
+    seen = {r["memory_id"]: int(r["current_version"]) for r in seen_rows.rows}
+    return _Reads(existing, stored, msgs, suppressed, profiles, sources), seen
 
 
 def _is_suppressed(v: Verified, msg: StoredMessage | None, reads: _Reads) -> bool:
@@ -182,76 +224,67 @@ def _is_suppressed(v: Verified, msg: StoredMessage | None, reads: _Reads) -> boo
 
 
 def _lock(
-    conn: Connection, locking: list[tuple[Verified, Assessment]], now: Any
-) -> tuple[dict[str, int], dict[str, dict[str, Any]], dict[str, CurrentFact]]:
-    """Seen versions, then the fact-key rows locked in memory_id order, then current values."""
-    if not locking:
-        return {}, {}, {}
+    conn: Connection, locking: list[tuple[Verified, Assessment]], seen: dict[str, int], now: Any
+) -> tuple[dict[str, dict[str, Any]], dict[str, CurrentFact], Step]:
+    """The fact-key rows (created if new) locked in memory_id order, the current values
+    read under the locks, and the proposals decided meanwhile (a queued ``_queue_decided``),
+    in one round trip on PostgreSQL."""
+    batch = Batch(conn)
     ids = sorted({v.memory_id for v, _ in locking})
-    seen = {
-        r.memory_id: int(r.current_version)
-        for r in conn.execute(
-            select(fact_keys.c.memory_id, fact_keys.c.current_version).where(
-                in_list(conn, fact_keys.c.memory_id, ids)
-            )
-        )
-    }
     fresh = {v.memory_id: v for v, _ in locking if v.memory_id not in seen}
-    if fresh:
-        # ON CONFLICT DO NOTHING: a concurrent batch may create the same key; either way a
-        # row exists to lock, so first writers of a new fact serialise on it.
-        insert_ignore(
-            conn,
-            fact_keys,
-            [
-                {**v.fact_key, "memory_id": m, "current_version": 0, "updated_at": now}
-                for m, v in sorted(fresh.items())
-            ],
-            list(FACT_KEY_COLUMNS),
-        )
+    # ON CONFLICT DO NOTHING: a concurrent batch may create the same key; either way a row
+    # exists to lock, so first writers of a new fact serialise on it.
+    batch.add(
+        "gate.new_fact_keys",
+        lambda conn: insert_ignore_stmt(conn, fact_keys, list(FACT_KEY_COLUMNS)),
+        [
+            {**v.fact_key, "memory_id": m, "current_version": 0, "updated_at": now}
+            for m, v in sorted(fresh.items())
+        ],
+    )
+    locked_rows = batch.add("gate.lock", _lock_statement, {"ids": ids})
+    current_rows = batch.add("gate.current", _current_statement, {"ids": ids})
+    late = _queue_decided(batch, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking})
+    batch.send()
+    locked = {r["memory_id"]: r for r in locked_rows.rows}
+    current = {
+        r["memory_id"]: CurrentFact(r["version"], json.loads(r["value_json"]), r["valid_from"])
+        for r in current_rows.rows
+    }
+    return locked, current, late
+
+
+def _lock_statement(conn: Connection) -> Any:
     stmt = (
         select(fact_keys)
-        .where(in_list(conn, fact_keys.c.memory_id, ids))
+        .where(in_param(conn, fact_keys.c.memory_id, "ids"))
         .order_by(fact_keys.c.memory_id)
     )
     if conn.dialect.name == "postgresql":
         # Locks are taken in memory_id order (LockRows sits above the sort), the same order
         # every batch uses, so two batches can wait for each other but never deadlock.
         stmt = stmt.with_for_update()
-    locked = {r.memory_id: dict(r._mapping) for r in conn.execute(stmt)}
-    projected = conn.execute(
-        select(
-            current_memories.c.memory_id, current_memories.c.version, current_memories.c.value_json
-        ).where(in_list(conn, current_memories.c.memory_id, ids))
-    ).all()
-    # Two index lookups rather than a join: with a long IN list the planner would hash-join
-    # a sequential scan of all of history, which grows with every batch.
-    valid_from = {}
-    if projected:
-        valid_from = {
-            (r.memory_id, r.version): r.valid_from
-            for r in conn.execute(
-                select(
-                    memory_versions.c.memory_id,
-                    memory_versions.c.version,
-                    memory_versions.c.valid_from,
-                ).where(
-                    pairs_in(
-                        conn,
-                        memory_versions.c.memory_id,
-                        memory_versions.c.version,
-                        [(r.memory_id, r.version) for r in projected],
-                    )
-                )
-            )
-        }
-    current = {
-        r.memory_id: CurrentFact(
-            r.version, json.loads(r.value_json), valid_from[(r.memory_id, r.version)]
+    return stmt
+
+
+def _current_statement(conn: Connection) -> Any:
+    # valid_from as a correlated subquery, one primary-key lookup per projected row: a join
+    # with a long IN list lets the planner hash-join a sequential scan of all of history.
+    valid_from = (
+        select(memory_versions.c.valid_from)
+        .where(
+            memory_versions.c.memory_id == current_memories.c.memory_id,
+            memory_versions.c.version == current_memories.c.version,
         )
-        for r in projected
-    }
-    return seen, locked, current
+        .scalar_subquery()
+        .label("valid_from")
+    )
+    return select(
+        current_memories.c.memory_id,
+        current_memories.c.version,
+        current_memories.c.value_json,
+        valid_from,
+    ).where(in_param(conn, current_memories.c.memory_id, "ids"))
 
 
 def decide_wave(
@@ -260,7 +293,7 @@ def decide_wave(
     """Receipts for one wave, keyed by each proposal's position in the caller's batch, and
     the proposals that reuse a stored id with another payload (the caller refuses those:
     they are audited, never stored as proposals)."""
-    reads = _read(conn, wave)
+    reads, seen_all = _read(conn, wave)
     out: dict[int, Receipt] = {}
     conflicts: list[Verified] = []
     todo: list[tuple[Verified, Assessment, StoredMessage | None]] = []
@@ -292,12 +325,18 @@ def decide_wave(
         writes.derived[v.index] = derived or []
         todo.append((v, a, msg))
     locking = [(v, a) for v, a, _ in todo if not (a.reject or a.tainted or a.not_durable)]
-    seen, locked, current = _lock(conn, locking, ctx.now)
+    seen: dict[str, int] = {}
+    locked: dict[str, dict[str, Any]] = {}
+    current: dict[str, CurrentFact] = {}
     if locking:
+        seen = {v.memory_id: seen_all[v.memory_id] for v, _ in locking if v.memory_id in seen_all}
+        locked, current, late_step = _lock(conn, locking, seen, ctx.now)
         # Re-read under the locks: a concurrent batch holding the same proposal may have
         # decided it while we waited (a redelivery beside the original). Its first receipt
         # stands; deciding again would fail on the unique proposal id or double-commit.
-        late, late_bodies = _decided(conn, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking})
+        late, late_bodies = _decided_from(
+            conn, late_step, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking}
+        )
         if late:
             kept = []
             for v, a, msg in todo:
@@ -422,11 +461,22 @@ class _Writes:
         return item.memory_id, item.version
 
     def flush(self, conn: Connection) -> None:
-        commit_versions(conn, self.commits, self.ctx.now)
-        add_evidence(conn, self.rows["evidence"])
-        if self.rows["proposals"]:
-            # ON CONFLICT DO NOTHING: proposals decided without a fact-key lock (refusals)
-            # can race a concurrent batch deciding the same id; the first row stands and
-            # both receipts say the same. Committed ones were re-checked under the lock.
-            insert_ignore(conn, proposals, self.rows["proposals"], ["tenant_id", "proposal_id"])
-            insert_ignore(conn, receipts, self.rows["receipts"], ["tenant_id", "proposal_id"])
+        """Every row of the wave in one round trip on PostgreSQL."""
+        batch = Batch(conn)
+        check = queue_commit_versions(batch, self.commits, self.ctx.now)
+        queue_evidence(batch, self.rows["evidence"])
+        # ON CONFLICT DO NOTHING: proposals decided without a fact-key lock (refusals) can
+        # race a concurrent batch deciding the same id; the first row stands and both
+        # receipts say the same. Committed ones were re-checked under the lock.
+        batch.add(
+            "gate.proposals",
+            lambda conn: insert_ignore_stmt(conn, proposals, ["tenant_id", "proposal_id"]),
+            self.rows["proposals"],
+        )
+        batch.add(
+            "gate.receipts",
+            lambda conn: insert_ignore_stmt(conn, receipts, ["tenant_id", "proposal_id"]),
+            self.rows["receipts"],
+        )
+        batch.send()
+        check()
