@@ -47,9 +47,21 @@ def open_engine() -> Any:
 
 
 def migrate_configured_store() -> Any:
-    """``memwarden migrate``: bring the configured store to head."""
+    """``memwarden migrate``: bring the configured store to head, check every tenant table's
+    row-level security, and grant the application role (``MEMWARDEN_APP_ROLE``) row access."""
+    from memwarden.shared.config import get_settings
+    from memwarden.shared.rls import RlsError
+
+    settings = get_settings()
     engine = get_engine()
-    migrate(engine)
+    try:
+        migrate(
+            engine,
+            app_role=settings.app_role,
+            app_role_password=settings.app_role_password.get_secret_value(),
+        )
+    except RlsError as exc:
+        raise CliError(str(exc)) from None
     return engine
 
 
