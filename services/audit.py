@@ -23,6 +23,7 @@ from memwarden.shared.erasure import holds_forgotten
 from memwarden.shared.health import unindexed_versions
 from memwarden.shared.models import MemoryStatus
 from memwarden.shared.outbox import delivery_health
+from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared.schema import (
     current_memories,
     memory_versions,
@@ -66,6 +67,9 @@ class AuditReport:
         }
 
 
+# An operator's residue check across the store (also of shared tables: outbox, dead letters);
+# ``tenant_id`` narrows it with the application's own filters.
+@all_tenants("the residue audit reads every tenant's rows")
 def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> AuditReport:
     report = AuditReport()
 

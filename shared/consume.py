@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared import metrics
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import get_engine, unit_of_work
@@ -51,6 +52,7 @@ class ConsumeResult:
     results: list[Any] = field(default_factory=list)  # what the handler returned, per call
 
 
+@all_tenants("a consumer's batch holds events of many tenants")
 def consume(
     stage: str,
     envelopes: list[dict[str, Any]],

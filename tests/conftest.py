@@ -147,6 +147,26 @@ def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:10]
 
 
+@pytest.fixture(autouse=True)
+def test_tenant_scope(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The test is the entry point of the service functions it calls directly, so it picks
+    their row-level security scope, as the API, the CLI and the client do in production: its
+    ``tenant`` when it uses that fixture, else every tenant. The API (its middleware), the
+    client, consumers and relays set their own scope inside, so the tests through them
+    exercise the production scoping; subprocesses start with none. ``no_test_scope`` opts
+    out. No effect on SQLite."""
+    from memwarden.shared.tenant_scope import all_tenants, tenant_scope
+
+    if "no_test_scope" in request.keywords:
+        yield
+    elif "tenant" in request.fixturenames:
+        with tenant_scope(request.getfixturevalue("tenant")):
+            yield
+    else:
+        with all_tenants("a test's own setup and checks"):
+            yield
+
+
 def turn_dict(
     tenant: str,
     text: str,

@@ -21,6 +21,8 @@ from sqlalchemy.exc import ProgrammingError
 
 from tests.conftest import APP_ROLE
 
+pytestmark = pytest.mark.no_test_scope
+
 
 def _suppression(tenant: str) -> dict[str, object]:
     return {
