@@ -23,7 +23,6 @@ from memwarden.shared.erasure import holds_forgotten
 from memwarden.shared.health import unindexed_versions
 from memwarden.shared.models import MemoryStatus
 from memwarden.shared.outbox import delivery_health
-from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared.schema import (
     current_memories,
     memory_versions,
@@ -33,6 +32,7 @@ from memwarden.shared.schema import (
     suppressions,
     vector_index,
 )
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import (
     Connection,
     Engine,

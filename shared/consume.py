@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared import metrics
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import get_engine, unit_of_work
@@ -31,6 +30,7 @@ from memwarden.shared.dead_letters import dead_letter
 from memwarden.shared.inbox import first_deliveries
 from memwarden.shared.outbox import held_back, hold, mark_consumed
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Connection, Engine
 
 log = logging.getLogger("memwarden.consume")

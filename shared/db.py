@@ -238,7 +238,9 @@ def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> d
     return dict(row)
 
 
-def migrate(engine: Engine | None = None, *, app_role: str = "", app_role_password: str = "") -> None:
+def migrate(
+    engine: Engine | None = None, *, app_role: str = "", app_role_password: str = ""
+) -> None:
     """Bring the schema to Alembic head (idempotent), in one transaction.
 
     On PostgreSQL it then checks that every tenant table has its row-level security policy

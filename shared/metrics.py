@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.outbox import backlog, delivery_health, oldest_unsent_at
+from memwarden.shared.tenant_scope import all_tenants
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from sqlalchemy import Engine
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery
-from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared.celery_app import ROUTES
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import in_list, unit_of_work
@@ -35,6 +34,7 @@ from memwarden.shared.outbox import (
 )
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.schema import outbox
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, func, select
 
 log = logging.getLogger("memwarden.relay")

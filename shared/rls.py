@@ -46,8 +46,7 @@ def enable_tenant_rls(conn: Connection, table: str) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {name} FORCE ROW LEVEL SECURITY")
     conn.exec_driver_sql(f"DROP POLICY IF EXISTS {POLICY} ON {name}")
     conn.exec_driver_sql(
-        f"CREATE POLICY {POLICY} ON {name} "
-        f"USING {TENANT_PREDICATE} WITH CHECK {TENANT_PREDICATE}"
+        f"CREATE POLICY {POLICY} ON {name} USING {TENANT_PREDICATE} WITH CHECK {TENANT_PREDICATE}"
     )
 
 
@@ -137,8 +136,7 @@ def grant_app_role(conn: Connection, role: str, password: str = "") -> None:
         )
     owns = conn.execute(
         text(
-            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
-            "AND tableowner = :r"
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tableowner = :r"
         ),
         {"r": role},
     ).scalar_one()

@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from memwarden.services.api import create_app
 from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.tenant_scope import all_tenants
 from memwarden.shared.config import Settings
 from memwarden.shared.db import insert_ignore, utcnow
 from memwarden.shared.schema import receipts, tenant_policies
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, create_engine, select
 
 from tests.conftest import turn_dict

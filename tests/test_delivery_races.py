@@ -4,6 +4,7 @@ Held at a barrier on PostgreSQL."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +43,11 @@ def _at_barrier(jobs: list[Callable[[], Any]]) -> list[Any]:
         except Exception as exc:  # asserted on below
             results[i] = exc
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(jobs))]
+    # Each thread runs in a copy of the test's context: its row-level security scope.
+    threads = [
+        threading.Thread(target=contextvars.copy_context().run, args=(worker, i))
+        for i in range(len(jobs))
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -17,9 +20,19 @@ from memwarden.shared.rls import (
 from memwarden.shared.schema import suppressions
 from memwarden.shared.tenant_scope import all_tenants, current_scope, tenant_scope
 from sqlalchemy import Engine, create_engine, insert, select, text, update
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ProgrammingError
 
 from tests.conftest import APP_ROLE
+
+
+def app_role_url(owner_url: str, role: str, password: str) -> str:
+    return (
+        make_url(owner_url)
+        .set(username=role, password=password)
+        .render_as_string(hide_password=False)
+    )
+
 
 pytestmark = pytest.mark.no_test_scope
 
@@ -84,9 +97,10 @@ def test_rls__no_scope_sees_nothing_of_any_tenant(
     with tenant_scope(two_tenants[0]):
         assert _tenants_seen(pg_engine, two_tenants) == {two_tenants[0]}
     with pg_engine.connect() as conn:
-        assert set(conn.execute(select(suppressions.c.tenant_id)).scalars()) & set(
-            two_tenants
-        ) == set()
+        assert (
+            set(conn.execute(select(suppressions.c.tenant_id)).scalars()) & set(two_tenants)
+            == set()
+        )
 
 
 def test_rls__every_tenant_table_answers_nothing_without_a_scope(
@@ -114,26 +128,34 @@ def test_rls__cross_tenant_insert_is_refused_by_with_check(
     pg_engine: Engine, two_tenants: tuple[str, str]
 ) -> None:
     a, b = two_tenants
-    with tenant_scope(a), unit_of_work(pg_engine) as uow:
-        with pytest.raises(ProgrammingError, match="row-level security"):
-            uow.conn.execute(insert(suppressions).values(_suppression(b)))
+    with (
+        tenant_scope(a),
+        unit_of_work(pg_engine) as uow,
+        pytest.raises(ProgrammingError, match="row-level security"),
+    ):
+        uow.conn.execute(insert(suppressions).values(_suppression(b)))
 
 
 def test_rls__insert_without_a_scope_is_refused(pg_engine: Engine) -> None:
-    with unit_of_work(pg_engine) as uow:
-        with pytest.raises(ProgrammingError, match="row-level security"):
-            uow.conn.execute(insert(suppressions).values(_suppression("t-" + uuid.uuid4().hex)))
+    with (
+        unit_of_work(pg_engine) as uow,
+        pytest.raises(ProgrammingError, match="row-level security"),
+    ):
+        uow.conn.execute(insert(suppressions).values(_suppression("t-" + uuid.uuid4().hex)))
 
 
 def test_rls__moving_a_row_to_another_tenant_is_refused_and_others_rows_are_untouched(
     pg_engine: Engine, two_tenants: tuple[str, str]
 ) -> None:
     a, b = two_tenants
-    with tenant_scope(a), unit_of_work(pg_engine) as uow:
-        with pytest.raises(ProgrammingError, match="row-level security"):
-            uow.conn.execute(
-                update(suppressions).where(suppressions.c.tenant_id == a).values(tenant_id=b)
-            )
+    with (
+        tenant_scope(a),
+        unit_of_work(pg_engine) as uow,
+        pytest.raises(ProgrammingError, match="row-level security"),
+    ):
+        uow.conn.execute(
+            update(suppressions).where(suppressions.c.tenant_id == a).values(tenant_id=b)
+        )
     with tenant_scope(a), unit_of_work(pg_engine) as uow:
         # An UPDATE aimed at the other tenant's row matches nothing (its rows are invisible).
         touched = uow.conn.execute(
@@ -182,11 +204,10 @@ def test_rls__grant_refuses_a_superuser_or_the_owner(fresh_pg_owner_url: str) ->
     try:
         with engine.begin() as conn:
             owner = conn.execute(text("SELECT current_user")).scalar_one()
-            with pytest.raises(RlsError, match="bypasses|owns"):
+            with pytest.raises(RlsError, match=r"bypasses|owns"):
                 grant_app_role(conn, owner)
-        with engine.begin() as conn:
-            with pytest.raises(RlsError, match="does not exist"):
-                grant_app_role(conn, "memwarden_no_such_role_" + uuid.uuid4().hex[:6])
+        with engine.begin() as conn, pytest.raises(RlsError, match="does not exist"):
+            grant_app_role(conn, "memwarden_no_such_role_" + uuid.uuid4().hex[:6])
     finally:
         engine.dispose()
 
@@ -194,11 +215,52 @@ def test_rls__grant_refuses_a_superuser_or_the_owner(fresh_pg_owner_url: str) ->
 def test_rls__the_app_role_cannot_change_the_schema_or_its_version(fresh_pg_url: str) -> None:
     engine = engine_for(fresh_pg_url)
     try:
-        with engine.connect() as conn:
-            with pytest.raises(ProgrammingError):
-                conn.exec_driver_sql("ALTER TABLE messages DISABLE ROW LEVEL SECURITY")
-        with engine.connect() as conn:
-            with pytest.raises(ProgrammingError):
-                conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'x'")
+        with engine.connect() as conn, pytest.raises(ProgrammingError):
+            conn.exec_driver_sql("ALTER TABLE messages DISABLE ROW LEVEL SECURITY")
+        with engine.connect() as conn, pytest.raises(ProgrammingError):
+            conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'x'")
     finally:
         engine.dispose()
+
+
+def _migrate_cli(owner_url: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memwarden.services.cli", "migrate"],
+        env={**os.environ, "MEMWARDEN_DATABASE_URL": owner_url, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_rls__memwarden_migrate_creates_the_app_role_which_then_sees_nothing_unscoped(
+    fresh_pg_owner_url: str,
+) -> None:
+    role = "mw_app_" + uuid.uuid4().hex[:8]
+    owner = create_engine(fresh_pg_owner_url)
+    try:
+        missing = _migrate_cli(fresh_pg_owner_url, MEMWARDEN_APP_ROLE=role)
+        assert missing.returncode == 2 and "does not exist" in missing.stderr
+        assert "Traceback" not in missing.stderr
+        done = _migrate_cli(
+            fresh_pg_owner_url, MEMWARDEN_APP_ROLE=role, MEMWARDEN_APP_ROLE_PASSWORD="pw-1"
+        )
+        assert done.returncode == 0, done.stderr
+        with owner.begin() as conn:
+            conn.execute(insert(suppressions).values(_suppression("t-owner-wrote")))
+        app = engine_for(app_role_url(fresh_pg_owner_url, role, "pw-1"))
+        try:
+            with app.connect() as conn:
+                assert conn.execute(text("SELECT count(*) FROM suppressions")).scalar_one() == 0
+            with tenant_scope("t-owner-wrote"), app.connect() as conn:
+                assert conn.execute(text("SELECT count(*) FROM suppressions")).scalar_one() == 1
+        finally:
+            app.dispose()
+        again = _migrate_cli(fresh_pg_owner_url, MEMWARDEN_APP_ROLE=role)  # idempotent
+        assert again.returncode == 0, again.stderr
+    finally:
+        with owner.begin() as conn:
+            conn.exec_driver_sql(f"DROP OWNED BY {role}")
+            conn.exec_driver_sql(f"DROP ROLE IF EXISTS {role}")
+        owner.dispose()

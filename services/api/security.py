@@ -16,8 +16,8 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from memwarden.services.api.problems import Problem, problem_response, unauthenticated
 from memwarden.shared.auth import Principal, Unauthenticated, authenticate_with
-from memwarden.shared.tenant_scope import tenant_scope
 from memwarden.shared.auth import Scope as AuthScope
+from memwarden.shared.tenant_scope import tenant_scope
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
