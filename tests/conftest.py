@@ -3,6 +3,7 @@ database), and Redis. Nothing here fakes a store or a broker."""
 
 from __future__ import annotations
 
+import contextvars
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -165,6 +166,18 @@ def test_tenant_scope(request: pytest.FixtureRequest) -> Iterator[None]:
     else:
         with all_tenants("a test's own setup and checks"):
             yield
+
+
+def in_this_context(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` for another thread, run in a copy of the caller's context (its row-level
+    security scope): a new thread starts with an empty one, as in production, where every
+    entry point sets its own scope."""
+    context = contextvars.copy_context()
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return context.copy().run(fn, *args, **kwargs)
+
+    return run
 
 
 def turn_dict(

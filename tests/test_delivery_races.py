@@ -23,6 +23,7 @@ from memwarden.shared.schema import (
     receipts,
     vector_index,
 )
+from memwarden.shared.tenant_scope import tenant_scope
 from sqlalchemy import Engine, func, select
 
 from tests.conftest import turn_dict
@@ -123,10 +124,11 @@ def test_gate__two_deciders_on_overlapping_batches_both_succeed(
     concurrent = _state(pg_engine, tenant)
 
     sequential_tenant = tenant + "-seq"
-    again = _proposals(pg_engine, sequential_tenant, make_proposal)
-    decide_batch(again[:4], engine=pg_engine)
-    decide_batch(again[2:], engine=pg_engine)
-    sequential = _state(pg_engine, sequential_tenant)
+    with tenant_scope(sequential_tenant):
+        again = _proposals(pg_engine, sequential_tenant, make_proposal)
+        decide_batch(again[:4], engine=pg_engine)
+        decide_batch(again[2:], engine=pg_engine)
+        sequential = _state(pg_engine, sequential_tenant)
     assert concurrent["decisions"] == sequential["decisions"]
     assert len(concurrent["decisions"]) == len(TOOLS)
     assert concurrent["versions"] == sequential["versions"]
