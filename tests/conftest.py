@@ -154,13 +154,14 @@ def test_tenant_scope(request: pytest.FixtureRequest) -> Iterator[None]:
     their row-level security scope, as the API, the CLI and the client do in production: its
     ``tenant`` when it uses that fixture, else every tenant. The API (its middleware), the
     client, consumers and relays set their own scope inside, so the tests through them
-    exercise the production scoping; subprocesses start with none. ``no_test_scope`` opts
-    out. No effect on SQLite."""
+    exercise the production scoping; subprocesses start with none. ``spans_tenants`` picks
+    every tenant (the test plays a system process); ``no_test_scope`` opts out. No effect
+    on SQLite."""
     from memwarden.shared.tenant_scope import all_tenants, tenant_scope
 
     if "no_test_scope" in request.keywords:
         yield
-    elif "tenant" in request.fixturenames:
+    elif "tenant" in request.fixturenames and "spans_tenants" not in request.keywords:
         with tenant_scope(request.getfixturevalue("tenant")):
             yield
     else:
