@@ -6,7 +6,8 @@ Both call the same service functions as the CLI and the HTTP API do.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,12 @@ from memwarden.shared.auth import (
     Principal,
     Scope,
     Unauthenticated,
-    authenticate,
+    authenticate_with,
     authorize,
 )
 from memwarden.shared.db import engine_for, migrate
 from memwarden.shared.models import Turn
+from memwarden.shared.tenant_scope import tenant_scope
 from memwarden.types import (
     ActionReceipt,
     AddResult,
@@ -41,6 +43,17 @@ from memwarden.types import (
 # With no API key, whoever holds the database URL (or the data directory) already holds
 # every power over it; the client then acts as this principal, with memory:admin.
 LOCAL_PRINCIPAL = "memwarden.local"
+
+
+def _in_tenant(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a client call in its tenant's row-level security scope (shared.tenant_scope)."""
+
+    @functools.wraps(method)
+    def scoped(self: LocalBackend, *args: Any, **kwargs: Any) -> Any:
+        with tenant_scope(self.tenant):
+            return method(self, *args, **kwargs)
+
+    return scoped
 
 
 class LocalBackend:
@@ -76,11 +89,10 @@ class LocalBackend:
     def _principal(self, api_key: str | None) -> Principal:
         if not api_key:
             return Principal(LOCAL_PRINCIPAL, self.tenant, frozenset({Scope.ADMIN}))
-        with self.engine.connect() as conn:
-            try:
-                principal = authenticate(conn, api_key)
-            except Unauthenticated as exc:
-                raise Unauthorized(str(exc), "unauthenticated") from None
+        try:
+            principal = authenticate_with(self.engine, api_key)
+        except Unauthenticated as exc:
+            raise Unauthorized(str(exc), "unauthenticated") from None
         if principal.tenant_id != self.tenant:
             raise Unauthorized("the API key belongs to another tenant", "cross_tenant")
         return principal
@@ -101,6 +113,7 @@ class LocalBackend:
 
     # -- writes -------------------------------------------------------------------------
 
+    @_in_tenant
     def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
         from memwarden.services.ingest.io import IngestRefused, ingest_turns
 
@@ -132,6 +145,7 @@ class LocalBackend:
             ]
         return out
 
+    @_in_tenant
     def propose(self, proposals: list[dict[str, Any]]) -> list[Receipt]:
         from memwarden.services.gate.io import GateContext, decide_batch
 
@@ -147,6 +161,7 @@ class LocalBackend:
         self._settle()
         return receipts
 
+    @_in_tenant
     def revoke(self, message_id: str) -> Revoked:
         from memwarden.services.revalidation.commands import UnknownMessage, revoke_message
 
@@ -158,6 +173,7 @@ class LocalBackend:
         self._settle()
         return Revoked(message_id=message_id, revoked=changed)
 
+    @_in_tenant
     def forget(self, message_id: str) -> Forgotten:
         from memwarden.services.revalidation.commands import UnknownMessage, forget_message
 
@@ -169,6 +185,7 @@ class LocalBackend:
         self._settle()
         return Forgotten(message_id=message_id, memory_versions_forgotten=count)
 
+    @_in_tenant
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
         from memwarden.services.gate.review import approve
 
@@ -178,6 +195,7 @@ class LocalBackend:
             )
         )
 
+    @_in_tenant
     def reject(self, proposal_id: str) -> Reviewed:
         from memwarden.services.gate.review import reject
 
@@ -200,6 +218,7 @@ class LocalBackend:
 
     # -- reads --------------------------------------------------------------------------
 
+    @_in_tenant
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
         from memwarden.services.recall.query import recall
 
@@ -207,6 +226,7 @@ class LocalBackend:
             found = recall(self.tenant, subject, query, k=k, engine=self.engine)
         return [Recalled.model_validate(r.as_json()) for r in found]
 
+    @_in_tenant
     def memories(self, subject: str) -> list[MemoryVersion]:
         from memwarden.services.inspect import list_memories
 
@@ -214,6 +234,7 @@ class LocalBackend:
             rows = list_memories(self.tenant, subject, engine=self.engine)
         return [MemoryVersion.model_validate(r) for r in rows]
 
+    @_in_tenant
     def pending(self, limit: int) -> list[Pending]:
         from memwarden.services.gate.review import pending
 
@@ -221,6 +242,7 @@ class LocalBackend:
             rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)
         return [Pending.model_validate(r) for r in rows]
 
+    @_in_tenant
     def act(self, request: dict[str, Any]) -> ActionReceipt:
         from pydantic import ValidationError
 

@@ -32,6 +32,7 @@ from memwarden.shared.schema import (
     suppressions,
     vector_index,
 )
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import (
     Connection,
     Engine,
@@ -66,6 +67,9 @@ class AuditReport:
         }
 
 
+# An operator's residue check across the store (also of shared tables: outbox, dead letters);
+# ``tenant_id`` narrows it with the application's own filters.
+@all_tenants("the residue audit reads every tenant's rows")
 def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> AuditReport:
     report = AuditReport()
 

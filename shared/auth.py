@@ -15,7 +15,8 @@ from typing import Any
 from memwarden.shared.canonical import sha256_hex
 from memwarden.shared.db import utcnow
 from memwarden.shared.schema import principals
-from sqlalchemy import Connection, select, update
+from memwarden.shared.tenant_scope import all_tenants
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
 KEY_PREFIX = "mwk_"
@@ -144,6 +145,13 @@ def _require(conn: Connection, tenant_id: str, principal_id: str) -> Any:
     if row is None:
         raise UnknownPrincipal(f"no principal {principal_id} in tenant {tenant_id}")
     return row
+
+
+def authenticate_with(engine: Engine, api_key: str | None) -> Principal:
+    """:func:`authenticate` on a connection of its own. The key's tenant is what we are
+    about to learn, so this one lookup (by key hash, nothing else) spans tenants."""
+    with all_tenants("credential lookup by key hash"), engine.connect() as conn:
+        return authenticate(conn, api_key)
 
 
 def authenticate(conn: Connection, api_key: str | None) -> Principal:

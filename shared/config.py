@@ -21,6 +21,16 @@ class Settings(BaseSettings):
         default="",
         description="SQLAlchemy URL; empty means SQLite at <data_dir>/memwarden.db",
     )
+    app_role: str = Field(
+        default="",
+        description="PostgreSQL login role of the processes (not the tables' owner): "
+        "`memwarden migrate` grants it row access; empty = grant nothing",
+    )
+    app_role_password: SecretStr = Field(
+        default=SecretStr(""),
+        description="when set and the app role does not exist, `memwarden migrate` creates it "
+        "(needs CREATEROLE)",
+    )
     broker_url: str = Field(
         default="",
         description="Celery broker URL; empty means embedded (tasks run in-process)",

@@ -30,6 +30,7 @@ from memwarden.shared.dead_letters import dead_letter
 from memwarden.shared.inbox import first_deliveries
 from memwarden.shared.outbox import held_back, hold, mark_consumed
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Connection, Engine
 
 log = logging.getLogger("memwarden.consume")
@@ -51,6 +52,7 @@ class ConsumeResult:
     results: list[Any] = field(default_factory=list)  # what the handler returned, per call
 
 
+@all_tenants("a consumer's batch holds events of many tenants")
 def consume(
     stage: str,
     envelopes: list[dict[str, Any]],

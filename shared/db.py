@@ -14,6 +14,7 @@ from typing import Any
 
 from memwarden.shared.config import get_settings
 from memwarden.shared.schema import FACT_KEY_COLUMNS, fact_keys
+from memwarden.shared.tenant_scope import SETTING, current_scope
 from sqlalchemy import (
     Connection,
     Engine,
@@ -89,12 +90,8 @@ def _sqlite_engine(url: str) -> Engine:
 _scoped_engine: ContextVar[Engine | None] = ContextVar("memwarden_engine", default=None)
 
 
-@lru_cache(maxsize=8)
-def engine_for(url: str) -> Engine:
-    """One engine per URL per process."""
-    if url.startswith("sqlite"):
-        return _sqlite_engine(url)
-    return create_engine(
+def _postgres_engine(url: str) -> Engine:
+    engine = create_engine(
         url,
         hide_parameters=True,  # no error message ever quotes a value (a secret, a message)
         pool_size=10,
@@ -105,6 +102,26 @@ def engine_for(url: str) -> Engine:
         # Custom plans keep batch lookups proportional to the batch, not to the table.
         connect_args={"options": "-c plan_cache_mode=force_custom_plan"},
     )
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # Row-level security: the transaction sees the tenant of the current scope only
+        # (shared.tenant_scope). is_local => the setting ends with the transaction, so a
+        # pooled connection never hands it on. No scope: nothing is set, every tenant
+        # table answers nothing.
+        scope = current_scope()
+        if scope is not None:
+            conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, scope))
+
+    return engine
+
+
+@lru_cache(maxsize=8)
+def engine_for(url: str) -> Engine:
+    """One engine per URL per process."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return _postgres_engine(url)
 
 
 def get_engine() -> Engine:
@@ -226,10 +243,19 @@ def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> d
     return dict(row)
 
 
-def migrate(engine: Engine | None = None) -> None:
-    """Bring the schema to Alembic head (idempotent)."""
+def migrate(
+    engine: Engine | None = None, *, app_role: str = "", app_role_password: str = ""
+) -> None:
+    """Bring the schema to Alembic head (idempotent), in one transaction.
+
+    On PostgreSQL it then checks that every tenant table has its row-level security policy
+    (shared.rls; a table without one rolls everything back) and, when ``app_role`` is
+    given, grants that role row access to every table (so later tables are granted too).
+    """
     from alembic import command
     from alembic.config import Config
+    from memwarden.shared.rls import grant_app_role, require_guarded
+    from memwarden.shared.tenant_scope import ALL_TENANTS
 
     engine = engine or get_engine()
     config = Config()
@@ -238,8 +264,13 @@ def migrate(engine: Engine | None = None) -> None:
         if conn.dialect.name == "postgresql":
             # Several workers may start at once; one migrates, the others wait and find head.
             conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7210531)")
+            # A data migration run by the owner sees every tenant (FORCE applies to owners).
+            conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, ALL_TENANTS))
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
+        require_guarded(conn)
+        if app_role:
+            grant_app_role(conn, app_role, app_role_password)
 
 
 def in_param(conn: Connection, column: Any, name: str) -> Any:

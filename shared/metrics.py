@@ -19,6 +19,7 @@ from wsgiref.simple_server import WSGIServer
 
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.outbox import backlog, delivery_health, oldest_unsent_at
+from memwarden.shared.tenant_scope import all_tenants
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 from sqlalchemy import Engine
 
@@ -136,6 +137,7 @@ def serve(port: int) -> WSGIServer | None:
     return server
 
 
+@all_tenants("backlog gauges count the outbox of every tenant")
 def sample_outbox(engine: Engine) -> None:
     """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
     from memwarden.shared.config import get_settings
@@ -150,6 +152,7 @@ def sample_outbox(engine: Engine) -> None:
     OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
 
 
+@all_tenants("stuck-work gauges count every tenant")
 def sample_stuck_work(engine: Engine) -> None:
     """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
     from memwarden.shared.candidates import undecided_count

@@ -34,6 +34,7 @@ from memwarden.shared.outbox import (
 )
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.schema import outbox
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, func, select
 
 log = logging.getLogger("memwarden.relay")
@@ -86,6 +87,7 @@ def redeliverable_topics(busy: set[str]) -> set[str]:
     return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
 
 
+@all_tenants("the relay claims outbox rows of every tenant")
 def relay_once(
     engine: Engine,
     publish: Publisher,
@@ -275,6 +277,7 @@ class Listener:
             self.conn = None
 
 
+@all_tenants("embedded drain: the outbox of every tenant")
 def drain_in_process(
     engine: Engine, run_task: Publisher, *, limit: int = 200, max_rounds: int = 10_000
 ) -> int:

@@ -3,6 +3,7 @@ database), and Redis. Nothing here fakes a store or a broker."""
 
 from __future__ import annotations
 
+import contextvars
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,6 +27,12 @@ REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/1
 SESSION = uuid.uuid4().hex[:8]
 TEMPLATE_DB = f"mw_template_{SESSION}"
 MAIN_DB = f"mw_main_{SESSION}"
+# The processes' login in tests, as in a deployment: not the tables' owner, not a superuser
+# (a superuser bypasses row-level security, so a test connected as one would prove nothing).
+# Migrations run as PG_URL's role (the owner); every PostgreSQL fixture below hands out a URL
+# or engine of this role. A role is cluster-wide, so its name is shared by all sessions.
+APP_ROLE = os.environ.get("MEMWARDEN_TEST_APP_ROLE", "memwarden_test_app")
+APP_PASSWORD = "memwarden-test-app"
 
 
 @contextmanager
@@ -39,11 +46,33 @@ def admin() -> Iterator[Connection]:
         engine.dispose()
 
 
+def app_url(owner_url: str) -> str:
+    """``owner_url`` with the application role's credentials instead."""
+    return (
+        make_url(owner_url)
+        .set(username=APP_ROLE, password=APP_PASSWORD)
+        .render_as_string(hide_password=False)
+    )
+
+
+def _ensure_app_role(conn: Connection) -> None:
+    # Idempotent and race-free across concurrent sessions (CREATE ROLE has no IF NOT EXISTS).
+    conn.execute(
+        text(
+            "DO $$ BEGIN "
+            f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '{APP_PASSWORD}'; "
+            "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+        )
+    )
+
+
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
-    """A migrated template database; fresh databases are cloned from it."""
+    """A migrated template database (owner URL); fresh databases are cloned from it. The
+    application role's grants are part of the template, so every clone carries them."""
     try:
         with admin() as conn:
+            _ensure_app_role(conn)
             conn.execute(text(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}" WITH (FORCE)'))
             conn.execute(text(f'CREATE DATABASE "{TEMPLATE_DB}"'))
     except Exception as exc:  # pragma: no cover - the message is the point
@@ -53,7 +82,7 @@ def pg_template() -> Iterator[str]:
         )
     url = make_url(PG_URL).set(database=TEMPLATE_DB).render_as_string(hide_password=False)
     template = create_engine(url)
-    migrate(template)
+    migrate(template, app_role=APP_ROLE)
     template.dispose()
     yield url
     with admin() as conn:
@@ -61,8 +90,8 @@ def pg_template() -> Iterator[str]:
 
 
 @pytest.fixture
-def fresh_pg_url(pg_template: str) -> Iterator[str]:
-    """A database of its own, cloned from the template (for cross-process tests)."""
+def fresh_pg_owner_url(pg_template: str) -> Iterator[str]:
+    """A database of its own, cloned from the template, as its owner (migrations, DDL)."""
     name = "mw_" + uuid.uuid4().hex[:12]
     with admin() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
@@ -72,18 +101,30 @@ def fresh_pg_url(pg_template: str) -> Iterator[str]:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+@pytest.fixture
+def fresh_pg_url(fresh_pg_owner_url: str) -> str:
+    """A database of its own (for cross-process tests), as the application role."""
+    return app_url(fresh_pg_owner_url)
+
+
 @pytest.fixture(scope="session")
-def pg_engine(pg_template: str) -> Iterator[Engine]:
-    """One shared migrated database; tests isolate themselves by tenant id."""
+def pg_owner_url(pg_template: str) -> Iterator[str]:
+    """One shared migrated database, as its owner; tests isolate themselves by tenant id."""
     name = MAIN_DB
     with admin() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
-    engine = engine_for(make_url(PG_URL).set(database=name).render_as_string(hide_password=False))
-    yield engine
-    engine.dispose()
+    yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     with admin() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_engine(pg_owner_url: str) -> Iterator[Engine]:
+    """The shared database as the application role: row-level security applies."""
+    engine = engine_for(app_url(pg_owner_url))
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture
@@ -105,6 +146,39 @@ def store(request: pytest.FixtureRequest) -> Engine:
 @pytest.fixture
 def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:10]
+
+
+@pytest.fixture(autouse=True)
+def test_tenant_scope(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The test is the entry point of the service functions it calls directly, so it picks
+    their row-level security scope, as the API, the CLI and the client do in production: its
+    ``tenant`` when it uses that fixture, else every tenant. The API (its middleware), the
+    client, consumers and relays set their own scope inside, so the tests through them
+    exercise the production scoping; subprocesses start with none. ``spans_tenants`` picks
+    every tenant (the test plays a system process); ``no_test_scope`` opts out. No effect
+    on SQLite."""
+    from memwarden.shared.tenant_scope import all_tenants, tenant_scope
+
+    if "no_test_scope" in request.keywords:
+        yield
+    elif "tenant" in request.fixturenames and "spans_tenants" not in request.keywords:
+        with tenant_scope(request.getfixturevalue("tenant")):
+            yield
+    else:
+        with all_tenants("a test's own setup and checks"):
+            yield
+
+
+def in_this_context(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` for another thread, run in a copy of the caller's context (its row-level
+    security scope): a new thread starts with an empty one, as in production, where every
+    entry point sets its own scope."""
+    context = contextvars.copy_context()
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return context.copy().run(fn, *args, **kwargs)
+
+    return run
 
 
 def turn_dict(

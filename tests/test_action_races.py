@@ -18,6 +18,7 @@ from memwarden.shared.schema import action_uses, actions
 from sqlalchemy import Engine, func, select
 
 from tests.actions_helpers import act, memory_of, say
+from tests.conftest import in_this_context
 
 ROUNDS = 8
 
@@ -44,7 +45,7 @@ def test_idempotency__concurrent_same_key_gives_one_decision_and_one_receipt(
         return act(pg_engine, tenant, "package.install", [memory_id], key="same", params={"p": 1})
 
     with ThreadPoolExecutor(2) as pool:
-        got = list(pool.map(request, range(2)))
+        got = list(pool.map(in_this_context(request), range(2)))
     # Losing interleaving without the conflict-safe insert: both read "no row", both decide,
     # both insert -> two receipts (or a unique violation surfacing as a 500).
     assert sorted(g["decision"] for g in got) == ["ALLOW", "DUPLICATE"]
@@ -68,7 +69,7 @@ def test_idempotency__concurrent_same_key_other_params_one_wins_one_conflicts(
             return "KEY_CONFLICT"
 
     with ThreadPoolExecutor(2) as pool:
-        got = sorted(pool.map(request, range(2)))
+        got = sorted(pool.map(in_this_context(request), range(2)))
     assert got == ["ALLOW", "KEY_CONFLICT"]
     assert count(pg_engine, actions, tenant) == 1
 
@@ -103,8 +104,10 @@ def test_race__revocation_during_an_allow_cancels_it(
         revoked.set()
 
     with ThreadPoolExecutor(2) as pool:
-        action = pool.submit(act, pg_engine, tenant, "package.install", [memory_id])
-        done = pool.submit(revoke)
+        action = pool.submit(
+            in_this_context(act), pg_engine, tenant, "package.install", [memory_id]
+        )
+        done = pool.submit(in_this_context(revoke))
         receipt = action.result()
         done.result()
     drain(pg_engine)
@@ -132,8 +135,8 @@ def test_race__revocation_and_action_at_once_never_leave_an_allowed_action(
         drain(pg_engine)
 
     with ThreadPoolExecutor(2) as pool:
-        got = pool.submit(action)
-        pool.submit(revoke).result()
+        got = pool.submit(in_this_context(action))
+        pool.submit(in_this_context(revoke)).result()
         receipt = got.result()
     drain(pg_engine)
     repair = affected_by_message(tenant, mid, engine=pg_engine)

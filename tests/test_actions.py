@@ -19,6 +19,7 @@ from memwarden.services.revalidation.commands import reject_memory, revoke_messa
 from memwarden.shared.auth import Forbidden, Scope
 from memwarden.shared.db import unit_of_work, utcnow
 from memwarden.shared.schema import outbox
+from memwarden.shared.tenant_scope import tenant_scope
 from sqlalchemy import Engine, select
 
 from tests.actions_helpers import act, agent, approver, memory_of, say, status_of
@@ -153,9 +154,10 @@ def test_action__memory_of_another_tenant_or_subject_is_not_found(
     _, memory_id, _ = npm_memory(store, tenant)
     other = act(store, tenant, "package.install", [memory_id], subject="u2")
     assert other["reasons"] == ["memory_not_found"]
-    elsewhere = act(
-        store, "t-elsewhere", "package.install", [memory_id], principal=agent("t-elsewhere")
-    )
+    with tenant_scope("t-elsewhere"):  # as the API would run t-elsewhere's request
+        elsewhere = act(
+            store, "t-elsewhere", "package.install", [memory_id], principal=agent("t-elsewhere")
+        )
     assert elsewhere["reasons"] == ["memory_not_found"]
 
 

@@ -14,6 +14,7 @@ from memwarden.shared.auth import Scope, create_principal
 from memwarden.shared.config import Settings
 from memwarden.shared.db import insert_ignore, utcnow
 from memwarden.shared.schema import receipts, tenant_policies
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, create_engine, select
 
 from tests.conftest import turn_dict
@@ -36,7 +37,8 @@ def make_keys(engine: Engine, tenant: str) -> Keys:
     """A principal per role in ``tenant``, and an all-powerful one in a tenant of its own."""
     other = "other-" + uuid.uuid4().hex[:8]
     tag = uuid.uuid4().hex[:6]
-    with engine.begin() as conn:
+    # Setup as an operator would (`memwarden principal`): principals of two tenants.
+    with all_tenants("test setup: principals of two tenants"), engine.begin() as conn:
 
         def key(name: str, scopes: list[Scope], in_tenant: str = tenant) -> str:
             return create_principal(conn, f"{name}-{tag}", in_tenant, scopes)

@@ -11,6 +11,7 @@ from memwarden.services.curate.publish import publish, rollback
 from memwarden.services.recall.query import recall
 from sqlalchemy import Engine
 
+from tests.conftest import in_this_context
 from tests.curate_helpers import people, say_all, to_attested
 
 WORDS = ["apple", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "iris", "juniper"]
@@ -40,6 +41,7 @@ class Reader(threading.Thread):
     def __init__(self, engine: Engine, tenant: str) -> None:
         super().__init__(daemon=True)
         self.engine, self.tenant = engine, tenant
+        self.read_state = in_this_context(state)  # the test's row-level security scope
         self.reads: list[Any] = []
         self.stop = threading.Event()
         self.saw_block = threading.Event()
@@ -48,7 +50,7 @@ class Reader(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stop.is_set():
-                seen = state(self.engine, self.tenant)
+                seen = self.read_state(self.engine, self.tenant)
                 self.reads.append(seen)
                 if seen == "curate_publishing":
                     self.saw_block.set()
@@ -130,7 +132,7 @@ def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=plan) for _ in range(2)]
+    threads = [threading.Thread(target=in_this_context(plan)) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:

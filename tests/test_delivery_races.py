@@ -4,6 +4,7 @@ Held at a barrier on PostgreSQL."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ from memwarden.shared.schema import (
     receipts,
     vector_index,
 )
+from memwarden.shared.tenant_scope import tenant_scope
 from sqlalchemy import Engine, func, select
 
 from tests.conftest import turn_dict
@@ -42,7 +44,11 @@ def _at_barrier(jobs: list[Callable[[], Any]]) -> list[Any]:
         except Exception as exc:  # asserted on below
             results[i] = exc
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(jobs))]
+    # Each thread runs in a copy of the test's context: its row-level security scope.
+    threads = [
+        threading.Thread(target=contextvars.copy_context().run, args=(worker, i))
+        for i in range(len(jobs))
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -118,10 +124,11 @@ def test_gate__two_deciders_on_overlapping_batches_both_succeed(
     concurrent = _state(pg_engine, tenant)
 
     sequential_tenant = tenant + "-seq"
-    again = _proposals(pg_engine, sequential_tenant, make_proposal)
-    decide_batch(again[:4], engine=pg_engine)
-    decide_batch(again[2:], engine=pg_engine)
-    sequential = _state(pg_engine, sequential_tenant)
+    with tenant_scope(sequential_tenant):
+        again = _proposals(pg_engine, sequential_tenant, make_proposal)
+        decide_batch(again[:4], engine=pg_engine)
+        decide_batch(again[2:], engine=pg_engine)
+        sequential = _state(pg_engine, sequential_tenant)
     assert concurrent["decisions"] == sequential["decisions"]
     assert len(concurrent["decisions"]) == len(TOOLS)
     assert concurrent["versions"] == sequential["versions"]

@@ -30,7 +30,7 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 @pytest.mark.postgres
 @pytest.mark.redis
 def test_demo__runs_embedded_whatever_is_configured_and_shows_the_gate_refusing(
-    fresh_pg_url: str, tmp_path: Path
+    fresh_pg_url: str, fresh_pg_owner_url: str, tmp_path: Path
 ) -> None:
     broker = redis.Redis.from_url(REDIS_URL)
     broker.flushdb()
@@ -55,7 +55,9 @@ def test_demo__runs_embedded_whatever_is_configured_and_shows_the_gate_refusing(
         assert reason in line
     assert "ghp_" not in out + done.stderr  # the demo's fake token is never printed
     assert "recall(alice) after the cascade" in out
-    engine = create_engine(fresh_pg_url)
+    # As the owner: the app role would count 0 rows anyway (no tenant scope, row-level
+    # security), which would prove nothing.
+    engine = create_engine(fresh_pg_owner_url)
     with engine.connect() as conn:
         for table in (messages, proposals, outbox):
             assert conn.execute(select(func.count()).select_from(table)).scalar() == 0

@@ -221,8 +221,11 @@ def test_deploy__each_credential_has_one_source_an_existing_secret() -> None:
         database = env["MEMWARDEN_DATABASE_URL"]["valueFrom"]["secretKeyRef"]
         sources.add((database["name"], database["key"]))
         if name == "memwarden-migrate":
+            # Only the migration connects as the tables' owner (row-level security).
+            assert database["key"] == "owner-url"
             assert "MEMWARDEN_BROKER_URL" not in env
             continue
+        assert database["key"] == "url", name
         password = env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
         sources.add((password["name"], password["key"]))
         # Kubernetes expands $(VAR) from variables listed earlier in the same container.
@@ -235,7 +238,11 @@ def test_deploy__each_credential_has_one_source_an_existing_secret() -> None:
     [auth] = [d for d in k8s_documents() if d.get("kind") == "TriggerAuthentication"]
     [ref] = auth["spec"]["secretTargetRef"]
     sources.add((ref["name"], ref["key"]))
-    assert sources == {("memwarden-database", "url"), ("memwarden-redis", "password")}
+    assert sources == {
+        ("memwarden-database", "url"),
+        ("memwarden-database", "owner-url"),
+        ("memwarden-redis", "password"),
+    }
 
 
 def apply_replacements(docs: list[dict[str, Any]], kustomization: dict[str, Any]) -> None:

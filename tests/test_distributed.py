@@ -14,9 +14,10 @@ import redis
 from memwarden.services.ingest.io import ingest_turns
 from memwarden.services.recall.query import recall
 from memwarden.services.revalidation.commands import revoke_message
+from memwarden.shared.db import engine_for
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import memory_versions, vector_index
-from sqlalchemy import create_engine, select
+from sqlalchemy import select
 
 from tests.conftest import REDIS_URL, turn_dict
 
@@ -77,7 +78,7 @@ def wait_for(condition: Callable[[], bool], seconds: float = 90) -> None:
 def test_distributed__turns_become_indexed_memories_and_a_revocation_removes_one(
     pipeline_processes: str,
 ) -> None:
-    engine = create_engine(pipeline_processes)
+    engine = engine_for(pipeline_processes)
     tenant = "dist"
     turns = [
         Turn.model_validate(turn_dict(tenant, text, message_id=mid, created_at=at))
@@ -130,7 +131,7 @@ def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_t
     from memwarden.shared.schema import current_memories, outbox
     from sqlalchemy import insert
 
-    engine = create_engine(pipeline_processes)
+    engine = engine_for(pipeline_processes)
     tenant = "canary"
     canary = "Remember that our canary phrase is zebra-quartz-lantern."
     turns = [

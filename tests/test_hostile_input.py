@@ -222,6 +222,7 @@ def deep(levels: int) -> Any:
     return value
 
 
+@pytest.mark.spans_tenants  # the gate stage's door: a batch may name any (hostile) tenant
 def test_gate__hostile_payloads_are_rejected_and_nothing_of_them_is_stored(
     pg_engine: Engine,
     tenant: str,

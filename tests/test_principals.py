@@ -21,6 +21,7 @@ from memwarden.shared.auth import (
     list_principals,
     rotate_key,
 )
+from memwarden.shared.tenant_scope import all_tenants, tenant_scope
 from sqlalchemy import Engine
 
 
@@ -28,10 +29,11 @@ def test_principals__the_same_name_in_two_tenants_is_two_principals(
     store: Engine, tenant: str
 ) -> None:
     other = tenant + "-other"
-    with store.begin() as conn:
+    # An operator's view of two tenants (`memwarden principal` runs once per tenant).
+    with all_tenants("test: principals of two tenants"), store.begin() as conn:
         mine = create_principal(conn, "owner", tenant, [Scope.REVIEW])
         theirs = create_principal(conn, "owner", other, [Scope.READ])
-    with store.connect() as conn:
+    with all_tenants("test: the credential lookup"), store.connect() as conn:
         assert authenticate(conn, mine).tenant_id == tenant
         assert authenticate(conn, theirs).tenant_id == other
 
@@ -51,7 +53,7 @@ def test_principals__a_duplicate_name_in_one_tenant_is_refused_and_the_first_sta
 
 
 def test_principals__disable_and_rotate_take_effect_at_once(store: Engine, tenant: str) -> None:
-    with store.begin() as conn:
+    with all_tenants("test: principals of two tenants"), store.begin() as conn:
         old = create_principal(conn, "bot", tenant, [Scope.PROPOSE])
         create_principal(conn, "bot", tenant + "-other", [Scope.PROPOSE])
     with store.begin() as conn:
@@ -66,9 +68,9 @@ def test_principals__disable_and_rotate_take_effect_at_once(store: Engine, tenan
     with store.begin() as conn:
         assert disable_principal(conn, tenant, "bot") is True
         assert disable_principal(conn, tenant, "bot") is False
-    with store.connect() as conn:
-        with pytest.raises(Unauthenticated):
-            authenticate(conn, new)
+    with store.connect() as conn, pytest.raises(Unauthenticated):
+        authenticate(conn, new)
+    with tenant_scope(tenant + "-other"), store.connect() as conn:
         # Only this tenant's "bot" was disabled.
         [theirs] = list_principals(conn, tenant + "-other")
         assert theirs["disabled_at"] is None

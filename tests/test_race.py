@@ -16,7 +16,7 @@ from memwarden.shared.models import Turn
 from memwarden.shared.schema import current_memories, fact_keys, memory_versions
 from sqlalchemy import Engine, select
 
-from tests.conftest import turn_dict
+from tests.conftest import in_this_context, turn_dict
 
 EDITORS = ["vim", "emacs", "nano", "helix", "zed", "neovim", "pycharm", "cursor"]
 SCOPE = {"kind": "workspace", "key": "race"}
@@ -50,7 +50,9 @@ def _run_at_barrier(jobs: list[Callable[[], Any]]) -> list[Any]:
         except Exception as exc:  # collected and asserted on below
             results[i] = exc
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(jobs))]
+    threads = [
+        threading.Thread(target=in_this_context(worker), args=(i,)) for i in range(len(jobs))
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -176,6 +176,7 @@ def test_replay__a_few_thousand_turns_in_two_languages(
     assert after["indexed"] == len(after["memories"])  # embedded: the vector sink ran
 
 
+@pytest.mark.spans_tenants  # two runs into two tenants, as `memwarden replay` (all tenants)
 def test_replay__resumes_after_an_interruption_to_the_same_state(
     store: Engine, tenant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,7 @@ from memwarden.shared.inbox import first_deliveries
 from memwarden.shared.models import Turn
 from memwarden.shared.outbox import claim_batch, emit, mark_sent
 from memwarden.shared.schema import metadata, outbox
+from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, func, select
 
 from tests.conftest import turn_dict
@@ -164,7 +165,9 @@ def test_gate__rejects_what_it_can_recompute_as_wrong(
     proposal = make_proposal(tenant, turn.message_id, TEXT, **overrides)
     if "malformed" in change:
         proposal["unexpected_field"] = True
-    [receipt] = decide_batch([proposal], engine=store)
+    # As the gate stage runs it: a consumer's batch may hold any tenant's proposals.
+    with all_tenants("the gate stage"):
+        [receipt] = decide_batch([proposal], engine=store)
     assert receipt.decision == "REJECT"
     assert reason in receipt.reasons
 

@@ -15,8 +15,9 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from memwarden.services.api.problems import Problem, problem_response, unauthenticated
-from memwarden.shared.auth import Principal, Unauthenticated, authenticate
+from memwarden.shared.auth import Principal, Unauthenticated, authenticate_with
 from memwarden.shared.auth import Scope as AuthScope
+from memwarden.shared.tenant_scope import tenant_scope
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -70,12 +71,14 @@ class AuthenticationMiddleware:
             )
             return
         scope.setdefault("state", {})["principal"] = principal
-        await self.app(scope, receive, send)
+        # Row-level security: every transaction of this request sees the principal's tenant
+        # only (the context is copied into the thread that runs a sync route).
+        with tenant_scope(principal.tenant_id):
+            await self.app(scope, receive, send)
 
 
 def _authenticate(engine: Any, token: str) -> Principal:
-    with engine.connect() as conn:
-        return authenticate(conn, token)
+    return authenticate_with(engine, token)
 
 
 def current_principal(

@@ -18,7 +18,7 @@ exit_on_bad_settings()
 
 from memwarden.services.cli.action_cmds import add_action_commands
 from memwarden.services.cli.api_cmds import cmd_api
-from memwarden.services.cli.common import CliError, Unavailable, err_console
+from memwarden.services.cli.common import CliError, Unavailable, command_scope, err_console
 from memwarden.services.cli.curate_cmds import add_curate_commands
 from memwarden.services.cli.deadletter_cmds import add_deadletter_commands
 from memwarden.services.cli.memory_cmds import (
@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         configure_logging(get_settings().log_level, embedded=get_settings().embedded)
-        return int(args.handler(args))
+        with command_scope(args):
+            return int(args.handler(args))
     except BaseException as exc:  # every failure becomes one line and an exit code
         return _exit_for(exc, args.command)
 

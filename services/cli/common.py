@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +49,21 @@ def open_engine() -> Any:
 
 
 def migrate_configured_store() -> Any:
-    """``memwarden migrate``: bring the configured store to head."""
+    """``memwarden migrate``: bring the configured store to head, check every tenant table's
+    row-level security, and grant the application role (``MEMWARDEN_APP_ROLE``) row access."""
+    from memwarden.shared.config import get_settings
+    from memwarden.shared.rls import RlsError
+
+    settings = get_settings()
     engine = get_engine()
-    migrate(engine)
+    try:
+        migrate(
+            engine,
+            app_role=settings.app_role,
+            app_role_password=settings.app_role_password.get_secret_value(),
+        )
+    except RlsError as exc:
+        raise CliError(str(exc)) from None
     return engine
 
 
@@ -93,13 +107,12 @@ def read_text_arg(text: str | None, path: Path | None) -> str:
 
 
 def principal_from(args: argparse.Namespace, engine: Any) -> Any:
-    from memwarden.shared.auth import Unauthenticated, authenticate
+    from memwarden.shared.auth import Unauthenticated, authenticate_with
 
-    with engine.connect() as conn:
-        try:
-            return authenticate(conn, args.api_key or get_settings().api_key)
-        except Unauthenticated as exc:
-            raise CliError(f"{exc} (pass --api-key or set MEMWARDEN_API_KEY)") from None
+    try:
+        return authenticate_with(engine, args.api_key or get_settings().api_key)
+    except Unauthenticated as exc:
+        raise CliError(f"{exc} (pass --api-key or set MEMWARDEN_API_KEY)") from None
 
 
 def drain_if_embedded() -> None:
@@ -107,3 +120,29 @@ def drain_if_embedded() -> None:
         from memwarden.services.pipeline import drain
 
         drain()
+
+
+# Operator commands whose work spans tenants: a JSONL file may name many (``--tenant`` is
+# only the default for lines that name none), or the command reads shared tables of every
+# tenant (outbox, dead letters). The list is in docs/decisions.md (row-level security).
+SPANS_TENANTS = frozenset({"ingest", "replay", "outbox", "deadletter"})
+
+
+@contextmanager
+def command_scope(args: argparse.Namespace) -> Iterator[None]:
+    """The row-level security scope a CLI command runs in (shared.tenant_scope).
+
+    A command of one tenant (``--tenant``) sees that tenant only; the commands of
+    :data:`SPANS_TENANTS` see every tenant; any other command starts with no scope (it sets
+    its own once it knows the tenant, as ``submit`` and ``curate`` do from the API key, or
+    its work sets one, as consumers and the audit do). On SQLite nothing changes."""
+    from memwarden.shared.tenant_scope import all_tenants, tenant_scope
+
+    if args.command in SPANS_TENANTS:
+        with all_tenants(f"operator command {args.command}"):
+            yield
+    elif getattr(args, "tenant", None) and args.command != "curate":
+        with tenant_scope(args.tenant):
+            yield
+    else:
+        yield

@@ -76,6 +76,7 @@ def cmd_curate(args: argparse.Namespace) -> int:
         take_snapshot,
     )
     from memwarden.shared.config import get_settings
+    from memwarden.shared.tenant_scope import tenant_scope
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -84,49 +85,51 @@ def cmd_curate(args: argparse.Namespace) -> int:
     if args.action != "snapshot" and not args.run:
         raise CliError(f"curate {args.action} needs --run RUN_ID")
     settings = get_settings()
-    try:
-        if args.action == "snapshot":
-            if not args.subject and not args.all_subjects:
-                raise CliError("snapshot needs --subject S (repeatable) or --all-subjects")
-            out = take_snapshot(
-                principal,
-                principal.tenant_id,
-                None if args.all_subjects else args.subject,
-                run_id=args.run,
-                batch_size=args.batch_size,
-                engine=engine,
-            )
-        elif args.action == "plan":
-            out = make_plan(
-                principal, args.run, doors.rewriter(args.rewriter, settings), engine=engine
-            )
-        elif args.action == "check":
-            out = check_plan(principal, args.run, engine=engine)
-            print_json(doors.summary(out))
-            return 1 if out["problems"] else 0
-        elif args.action == "review":
-            out = review_plan(
-                principal,
-                args.run,
-                approve=not args.reject,
-                reviewer=doors.reviewer(args.reviewer_model, settings),
-                engine=engine,
-            )
-        elif args.action == "attest":
-            out = attest_plan(principal, args.run, _statement(args.statement), engine=engine)
-        elif args.action == "publish":
-            out = publish(principal, args.run, engine=engine)
-            drain_if_embedded()
-        elif args.action == "rollback":
-            out = rollback(principal, args.run, engine=engine)
-            drain_if_embedded()
-        elif args.action == "export":
-            sys.stdout.write(doors.snapshot_jsonl(principal, args.run, engine=engine))
-            return 0
-        else:
-            out = doors.run_status(principal, args.run, engine=engine)
-    except CurateRefused as exc:
-        detail = f" ({len(exc.problems)} problems: {exc.problems[:3]})" if exc.problems else ""
-        raise CliError(f"{exc}{detail}") from None
+    # Row-level security: the run is the API key's tenant's (shared.tenant_scope).
+    with tenant_scope(principal.tenant_id):
+        try:
+            if args.action == "snapshot":
+                if not args.subject and not args.all_subjects:
+                    raise CliError("snapshot needs --subject S (repeatable) or --all-subjects")
+                out = take_snapshot(
+                    principal,
+                    principal.tenant_id,
+                    None if args.all_subjects else args.subject,
+                    run_id=args.run,
+                    batch_size=args.batch_size,
+                    engine=engine,
+                )
+            elif args.action == "plan":
+                out = make_plan(
+                    principal, args.run, doors.rewriter(args.rewriter, settings), engine=engine
+                )
+            elif args.action == "check":
+                out = check_plan(principal, args.run, engine=engine)
+                print_json(doors.summary(out))
+                return 1 if out["problems"] else 0
+            elif args.action == "review":
+                out = review_plan(
+                    principal,
+                    args.run,
+                    approve=not args.reject,
+                    reviewer=doors.reviewer(args.reviewer_model, settings),
+                    engine=engine,
+                )
+            elif args.action == "attest":
+                out = attest_plan(principal, args.run, _statement(args.statement), engine=engine)
+            elif args.action == "publish":
+                out = publish(principal, args.run, engine=engine)
+                drain_if_embedded()
+            elif args.action == "rollback":
+                out = rollback(principal, args.run, engine=engine)
+                drain_if_embedded()
+            elif args.action == "export":
+                sys.stdout.write(doors.snapshot_jsonl(principal, args.run, engine=engine))
+                return 0
+            else:
+                out = doors.run_status(principal, args.run, engine=engine)
+        except CurateRefused as exc:
+            detail = f" ({len(exc.problems)} problems: {exc.problems[:3]})" if exc.problems else ""
+            raise CliError(f"{exc}{detail}") from None
     print_json(doors.summary(out))
     return 0

@@ -106,6 +106,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     from memwarden.services.gate.io import GateContext, decide_batch
     from memwarden.shared.auth import Forbidden, Scope, authorize
+    from memwarden.shared.tenant_scope import tenant_scope
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -115,9 +116,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
             authorize(principal, Scope.PROPOSE, str(row.get("tenant_id")))
         except Forbidden as exc:
             raise CliError(f"submit refused: {exc}") from None
-    receipts = decide_batch(
-        rows, engine=engine, ctx=GateContext(proposed_by=principal.principal_id)
-    )
+    with tenant_scope(principal.tenant_id):  # every row was authorised for this tenant
+        receipts = decide_batch(
+            rows, engine=engine, ctx=GateContext(proposed_by=principal.principal_id)
+        )
     if get_settings().embedded:
         from memwarden.services.pipeline import drain
 
