@@ -206,6 +206,8 @@ def _sessions(canary: Canary, tenant: str) -> tuple[list[str], set[str]]:
     return order, {s for s in order if routes_to_canary(canary, tenant, s)}
 
 
+# plays the extractor and gate stages, which run as consumers over every tenant
+@pytest.mark.spans_tenants
 def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_review(
     own_engine: Engine, tenant: str, canary_env: None
 ) -> None:
@@ -284,6 +286,8 @@ def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_re
     print("\nrollout timeline\n" + "\n".join(timeline))
 
 
+# plays the extractor and gate stages, which run as consumers over every tenant
+@pytest.mark.spans_tenants
 def test_canary_clear__lets_the_setting_route_again(
     own_engine: Engine, tenant: str, canary_env: None
 ) -> None:

@@ -17,11 +17,11 @@ import redis
 from memwarden.services.extractor.llm_client import extractor_version_for
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION
 from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.db import utcnow
+from memwarden.shared.db import engine_for, utcnow
 from memwarden.shared.models import Topic, Turn
 from memwarden.shared.rollout import Canary, is_rolled_back, routes_to_canary
 from memwarden.shared.schema import outbox, proposals
-from sqlalchemy import Engine, create_engine, select
+from sqlalchemy import Engine, select
 
 from tests.conftest import REDIS_URL, turn_dict
 from tests.test_distributed import STAGES, wait_for
@@ -58,7 +58,7 @@ def processes(fresh_pg_url: str, tmp_path: Path, lying_model: ChatServer) -> Ite
         log = (tmp_path / f"{'-'.join(args)}.log").open("w")
         cmd = [sys.executable, "-m", "memwarden.services.cli", *args]
         procs.append((subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), log))
-    engine = create_engine(fresh_pg_url)
+    engine = engine_for(fresh_pg_url)  # the tenant-scope hook (row-level security)
     try:
         yield engine
     finally:
@@ -96,6 +96,8 @@ def _decided(engine: Engine, tenant: str) -> list[Any]:
         return conn.execute(select(proposals).where(proposals.c.tenant_id == tenant)).all()
 
 
+# reads the rollback, a row of every tenant (tenant '*'), as the workers do
+@pytest.mark.spans_tenants
 @pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.redis

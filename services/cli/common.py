@@ -125,7 +125,9 @@ def drain_if_embedded() -> None:
 # Operator commands whose work spans tenants: a JSONL file may name many (``--tenant`` is
 # only the default for lines that name none), or the command reads shared tables of every
 # tenant (outbox, dead letters). The list is in docs/decisions.md (row-level security).
-SPANS_TENANTS = frozenset({"ingest", "replay", "outbox", "deadletter"})
+SPANS_TENANTS = frozenset(
+    {"ingest", "replay", "outbox", "deadletter", "canary", "holds", "reindex"}
+)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import logging
 from memwarden.services.replay.chunk_worker import run_chunk
 from memwarden.shared.celery_app import TASK_REPLAY_CHUNK, Stage, app
 from memwarden.shared.db import get_engine
+from memwarden.shared.tenant_scope import all_tenants
 
 
 def publish_chunk(run_id: str, chunk_no: int) -> None:
@@ -24,4 +25,7 @@ def replay_chunk(run_id: str, chunk_no: int) -> str:
     # As in-process replay: no INFO line per decision (a chunk decides hundreds; the chunk's
     # tally holds the counts). Set per call: the worker configures logging after import.
     logging.getLogger("memwarden.gate").setLevel(logging.WARNING)
-    return run_chunk(get_engine(), run_id, chunk_no, publish_chunk)
+    # A chunk is keyed by run and number, not tenant: the worker reads it (and the run's
+    # plan) before it knows whose turns it holds, like any consumer of a shared queue.
+    with all_tenants("a replay worker runs recorded chunks of any tenant"):
+        return run_chunk(get_engine(), run_id, chunk_no, publish_chunk)
