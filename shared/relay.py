@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ from memwarden.shared.outbox import (
 )
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.schema import outbox
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 
 log = logging.getLogger("memwarden.relay")
 
@@ -101,15 +101,14 @@ def relay_once(
     before marking republishes once the lease ends (consumers are idempotent)."""
     timings = timings or RelayTimings.from_settings()
     topics = None if busy_queues is None else redeliverable_topics(busy_queues())
-    with unit_of_work(engine) as uow:
+    with single_statements(engine) as conn:
         events = claim_batch(
-            uow.conn,
+            conn,
             limit,
             lease_seconds=timings.lease_seconds,
             redeliver_seconds=timings.redeliver_seconds,
             redeliver_topics=topics,
         )
-        uow.commit()
     if not events:
         return 0
     again = [e for e in events if e.publish_count > 0]
@@ -136,14 +135,35 @@ def relay_once(
             release(uow.conn, sorted({e.id for e in events} - set(done)))
             uow.commit()
         raise
-    with unit_of_work(engine) as uow:
-        mark_published(uow.conn, done)
-        for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
-            dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
-        mark_consumed(uow.conn, [e.id for e in unroutable])
-        uow.commit()
+    if not unroutable:  # the usual round: one statement
+        with single_statements(engine) as conn:
+            mark_published(conn, done)
+    else:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, done)
+            for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
+                dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+            mark_consumed(uow.conn, [e.id for e in unroutable])
+            uow.commit()
     log.info("relay published rows=%d tasks=%d", len(done), tasks)
     return len(events)
+
+
+@contextlib.contextmanager
+def single_statements(engine: Engine) -> Iterator[Connection]:
+    """A connection for work that is one statement (a claim, a publish mark).
+
+    On PostgreSQL it runs in autocommit: the statement is its own transaction, which saves
+    the BEGIN and COMMIT round trips a unit of work adds to every relay round. SQLAlchemy
+    restores the pooled connection's isolation level when it goes back to the pool.
+    Elsewhere (SQLite: BEGIN IMMEDIATE takes the write lock) it is a unit of work."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            yield conn
+        return
+    with unit_of_work(engine) as uow:
+        yield uow.conn
+        uow.commit()
 
 
 class UnknownTopic(ValueError):
@@ -164,6 +184,25 @@ def redis_busy_queues(broker_url: str) -> BusyQueues | None:
         return {q for q, n in zip(queues, llen(queues), strict=True) if n}
 
     return busy
+
+
+# how long a relay reuses its view of which queues hold messages: one Redis round trip per
+# round otherwise, for a choice (which topics to redeliver) made on a 30 s deadline
+BUSY_QUEUES_TTL = 0.5
+
+
+def recent(busy: BusyQueues, seconds: float) -> BusyQueues:
+    """``busy`` asked at most once per ``seconds``."""
+    last: list[Any] = [float("-inf"), set()]
+
+    def cached() -> set[str]:
+        now = time.monotonic()
+        if now - last[0] >= seconds:
+            last[1] = busy()
+            last[0] = now
+        return set(last[1])
+
+    return cached
 
 
 def celery_publisher(app: Celery) -> Publisher:
@@ -197,10 +236,14 @@ def run_relay(
     settings = get_settings()
     timings = timings or RelayTimings.from_settings()
     listener = Listener(engine, poll_seconds, stop)
+    busy_queues = None if busy_queues is None else recent(busy_queues, BUSY_QUEUES_TTL)
     delays = None
     try:
         while not stop.is_set():
             try:
+                # Wake-ups already queued are answered by the claim below; a NOTIFY that
+                # arrives after this point wakes the next wait at once.
+                listener.take_pending()
                 moved = relay_once(engine, publish, limit, timings, busy_queues)
             except Exception as exc:  # a broker or database outage must not kill the relay
                 delays = delays or backoff_delays(
@@ -221,7 +264,9 @@ def run_relay(
                 delays = None
             if after_round is not None:
                 after_round(moved)
-            if not moved:
+            # A short round emptied what was claimable: with LISTEN, wait for the next
+            # commit rather than spend a round trip on a claim that finds nothing.
+            if not moved or (listener.enabled and moved < limit):
                 listener.wait()
     finally:
         listener.close()
@@ -253,20 +298,33 @@ class Listener:
         if not self.enabled:
             self.stop.wait(self.poll_seconds)
             return
+        if not self._listen(self.poll_seconds, stop_after=1):
+            self.stop.wait(self.poll_seconds)
+
+    def take_pending(self) -> None:
+        """Consume the notifications already received, without waiting: the caller is about
+        to read the outbox, which answers all of them. Subscribes first if needed, so no
+        commit after this call goes unnoticed."""
+        if self.enabled and not self._failing:  # after a loss, ``wait`` subscribes again
+            self._listen(0, stop_after=None)
+
+    def _listen(self, timeout: float, stop_after: int | None) -> bool:
+        """False when the connection is lost (the caller falls back to polling)."""
         try:
             if self.conn is None:
                 self.conn = self._subscribe()
                 if self._failing:
                     log.info("LISTEN subscribed again")
                 self._failing = False
-            for _ in self.conn.notifies(timeout=self.poll_seconds, stop_after=1):
+            for _ in self.conn.notifies(timeout=timeout, stop_after=stop_after):
                 pass
+            return True
         except Exception as exc:  # a dropped listener only costs latency; polling goes on
             if not self._failing:
                 log.warning("LISTEN connection lost (%s); polling until it is back", redacted(exc))
             self._failing = True
             self.close()
-            self.stop.wait(self.poll_seconds)
+            return False
 
     def close(self) -> None:
         if self.conn is not None:
