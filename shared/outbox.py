@@ -129,6 +129,7 @@ def claim_batch(
     redeliver_seconds: float = 30.0,
     now: datetime | None = None,
     redeliver_topics: Collection[str] | None = None,
+    waiting_topics: Collection[str] = (),
 ) -> list[OutboxEvent]:
     """Claim up to ``limit`` rows for publishing, oldest first, and lease them.
 
@@ -141,12 +142,21 @@ def claim_batch(
     ``redeliver_topics`` limits redelivery to those topics (None: all). A relay passes the
     topics whose queue is empty: an overdue row of a backed-up queue is most likely still
     waiting in it, and republishing the whole backlog every deadline would only grow it.
+
+    ``waiting_topics`` are not claimed at all, new rows included: their queue still holds a
+    message, so their rows wait here and leave later as one batch (back-pressure).
     """
     now = now or utcnow()
     overdue = now - timedelta(seconds=redeliver_seconds)
     if conn.dialect.name == "postgresql":
         return _claim_in_one_statement(
-            conn, limit, now, overdue, now + timedelta(seconds=lease_seconds), redeliver_topics
+            conn,
+            limit,
+            now,
+            overdue,
+            now + timedelta(seconds=lease_seconds),
+            redeliver_topics,
+            sorted(waiting_topics),
         )
     free = or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now)
     found: list[OutboxEvent] = []
@@ -163,6 +173,8 @@ def claim_batch(
         if room <= 0:
             break
         stmt = select(outbox).where(where, free).order_by(outbox.c.id).limit(room)
+        if waiting_topics:
+            stmt = stmt.where(outbox.c.topic.not_in(sorted(waiting_topics)))
         if conn.dialect.name == "postgresql":
             stmt = stmt.with_for_update(skip_locked=True)
         found.extend(_event(r) for r in conn.execute(stmt))
@@ -184,6 +196,7 @@ WITH unsent AS (
     SELECT id, 0 AS scan FROM outbox
     WHERE sent_at IS NULL AND consumed_at IS NULL
       AND (claimed_until IS NULL OR claimed_until < :now)
+      AND NOT (topic = ANY(CAST(:waiting AS text[])))
     ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED
 ), overdue AS (
     SELECT id, 1 AS scan FROM outbox
@@ -209,6 +222,7 @@ def _claim_in_one_statement(
     overdue: datetime,
     until: datetime,
     redeliver_topics: Collection[str] | None,
+    waiting: list[str],
 ) -> list[OutboxEvent]:
     """``claim_batch`` on PostgreSQL: never-published rows first, then overdue ones, each
     oldest first (the order the two scans of the portable path give)."""
@@ -222,6 +236,7 @@ def _claim_in_one_statement(
             "until": until,
             "redeliver": topics is None or bool(topics),
             "topics": topics,
+            "waiting": waiting,
         },
     ).all()
     return [_event(r) for r in sorted(rows, key=lambda r: (r.scan, r.id))]

@@ -86,6 +86,11 @@ def redeliverable_topics(busy: set[str]) -> set[str]:
     return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
 
 
+def waiting_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue holds a message not yet taken by a worker."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value in busy}
+
+
 def relay_once(
     engine: Engine,
     publish: Publisher,
@@ -100,7 +105,8 @@ def relay_once(
     the lease keeps other relays off the rows meanwhile. A crash after publishing and
     before marking republishes once the lease ends (consumers are idempotent)."""
     timings = timings or RelayTimings.from_settings()
-    topics = None if busy_queues is None else redeliverable_topics(busy_queues())
+    busy = None if busy_queues is None else busy_queues()
+    topics = None if busy is None else redeliverable_topics(busy)
     with single_statements(engine) as conn:
         events = claim_batch(
             conn,
@@ -108,6 +114,11 @@ def relay_once(
             lease_seconds=timings.lease_seconds,
             redeliver_seconds=timings.redeliver_seconds,
             redeliver_topics=topics,
+            # Back-pressure: while a stage still has a message waiting, its new rows stay
+            # in the outbox and go later as one bigger batch. A slow stage then receives
+            # fewer, larger messages and catches up, instead of working through a queue
+            # of one-event messages at its per-message cost.
+            waiting_topics=() if busy is None else waiting_topics(busy),
         )
     if not events:
         return 0
@@ -186,25 +197,6 @@ def redis_busy_queues(broker_url: str) -> BusyQueues | None:
     return busy
 
 
-# how long a relay reuses its view of which queues hold messages: one Redis round trip per
-# round otherwise, for a choice (which topics to redeliver) made on a 30 s deadline
-BUSY_QUEUES_TTL = 0.5
-
-
-def recent(busy: BusyQueues, seconds: float) -> BusyQueues:
-    """``busy`` asked at most once per ``seconds``."""
-    last: list[Any] = [float("-inf"), set()]
-
-    def cached() -> set[str]:
-        now = time.monotonic()
-        if now - last[0] >= seconds:
-            last[1] = busy()
-            last[0] = now
-        return set(last[1])
-
-    return cached
-
-
 def celery_publisher(app: Celery) -> Publisher:
     def publish(task: str, queue: str, envelopes: list[dict[str, Any]]) -> None:
         # argsrepr is what Flower, task events and `celery inspect` show: counts, not payloads.
@@ -236,7 +228,6 @@ def run_relay(
     settings = get_settings()
     timings = timings or RelayTimings.from_settings()
     listener = Listener(engine, poll_seconds, stop)
-    busy_queues = None if busy_queues is None else recent(busy_queues, BUSY_QUEUES_TTL)
     delays = None
     try:
         while not stop.is_set():
