@@ -28,7 +28,9 @@ from sqlalchemy import Engine, func, select, text
 
 from bench.common import percentile, scratch_database
 
-BROKER = "redis://127.0.0.1:6379/14"
+# another Redis database with MEMWARDEN_BENCH_BROKER_URL (it is flushed): a shared machine
+BROKER = os.environ.get("MEMWARDEN_BENCH_BROKER_URL", "redis://127.0.0.1:6379/14")
+os.environ["MEMWARDEN_BROKER_URL"] = BROKER  # bench.noop_app reads it at import
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
 TEXTS = [
     "I prefer pnpm for all my projects.",
@@ -89,7 +91,7 @@ def start_pipeline(url: str, log_dir: Path) -> list[subprocess.Popen[bytes]]:
         **os.environ,
         "MEMWARDEN_DATABASE_URL": url,
         "MEMWARDEN_BROKER_URL": BROKER,
-        "MEMWARDEN_LOG_LEVEL": "WARNING",
+        "MEMWARDEN_LOG_LEVEL": os.environ.get("MEMWARDEN_BENCH_LOG_LEVEL", "WARNING"),
         "MEMWARDEN_MAX_BATCH": "500",
     }
     procs = []

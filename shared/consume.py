@@ -7,8 +7,8 @@ fully applied and consumed, or not at all and redelivered by a relay after the d
 - events already in the inbox are skipped (and marked consumed: their first run was);
 - an ordered stage may hold events back while an older event of the same subject is
   unconsumed (``shared.outbox.held_back``); those are due again in ``hold_seconds``;
-- a permanent error is isolated: the batch runs in a savepoint, and if it fails, each
-  event runs in its own savepoint; the one that fails again becomes a dead letter and
+- a permanent error is isolated: if the batch fails, it is rolled back and run again with
+  a savepoint per event; the one that fails again becomes a dead letter and
   counts as consumed, the rest commit;
 - a transient error (see ``shared.retry``) rolls the whole batch back and retries it with
   exponential backoff and jitter; after ``consumer_attempts`` tries it gives up with
@@ -114,8 +114,35 @@ def consume(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+class _BatchFailed(Exception):
+    """The handler failed a whole batch for a permanent reason; its transaction is aborted."""
+
+
 def _consume_once(
     stage: str, envelopes: list[dict[str, Any]], handler: Handler, engine: Engine, ordered: bool
+) -> ConsumeResult:
+    """The batch in one transaction. The usual batch runs without savepoints (two round
+    trips each); one that fails is rolled back and run again with a savepoint per event,
+    so only the poison event is set aside."""
+    try:
+        return _consume_in_transaction(stage, envelopes, handler, engine, ordered, False)
+    except _BatchFailed as failed:
+        log.warning(
+            "stage=%s batch of %d failed (%s); isolating the event that causes it",
+            stage,
+            len(envelopes),
+            redacted(failed.__cause__ or failed),
+        )
+    return _consume_in_transaction(stage, envelopes, handler, engine, ordered, True)
+
+
+def _consume_in_transaction(
+    stage: str,
+    envelopes: list[dict[str, Any]],
+    handler: Handler,
+    engine: Engine,
+    ordered: bool,
+    isolate: bool,
 ) -> ConsumeResult:
     settings = get_settings()
     out = ConsumeResult()
@@ -151,37 +178,27 @@ def _consume_once(
         out.held = len(held)
         out.duplicates = len(active) - len(fresh)
         out.processed = len(fresh)
-        if fresh:
-            _apply(conn, stage, handler, fresh, out)
+        if fresh and isolate:
+            _apply_one_by_one(conn, stage, handler, fresh, out)
+        elif fresh:
+            try:
+                out.results.append(handler(conn, fresh))
+            except Exception as exc:
+                if is_transient(exc):
+                    raise
+                raise _BatchFailed(stage) from exc
         mark_consumed(conn, [e["id"] for e in active if isinstance(e.get("id"), int)])
         uow.commit()
     return out
 
 
-def _apply(
+def _apply_one_by_one(
     conn: Connection,
     stage: str,
     handler: Handler,
     fresh: list[dict[str, Any]],
     out: ConsumeResult,
 ) -> None:
-    try:
-        with conn.begin_nested():
-            out.results.append(handler(conn, fresh))
-        return
-    except Exception as exc:
-        if is_transient(exc):
-            raise
-        if len(fresh) == 1:
-            dead_letter(conn, stage, fresh[0], exc)
-            out.dead += 1
-            return
-        log.warning(
-            "stage=%s batch of %d failed (%s); isolating the event that causes it",
-            stage,
-            len(fresh),
-            redacted(exc),
-        )
     for env in fresh:  # one savepoint per event: only the poison one is set aside
         try:
             with conn.begin_nested():

@@ -4,6 +4,7 @@ IMMEDIATE."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -96,12 +98,12 @@ def _postgres_engine(url: str) -> Engine:
         hide_parameters=True,  # no error message ever quotes a value (a secret, a message)
         pool_size=10,
         max_overflow=20,
-        pool_pre_ping=True,
         # psycopg prepares statements it sees often; PostgreSQL would then reuse a generic
         # plan in which a list parameter is unknown (no hashing, no index on the list).
         # Custom plans keep batch lookups proportional to the batch, not to the table.
         connect_args={"options": "-c plan_cache_mode=force_custom_plan"},
     )
+    _ping_after_idle(engine, PING_AFTER_IDLE_SECONDS)
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
@@ -114,6 +116,34 @@ def _postgres_engine(url: str) -> Engine:
             conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, scope))
 
     return engine
+
+
+# A pooled connection used this recently is not pinged when it is checked out again.
+PING_AFTER_IDLE_SECONDS = 2.0
+
+
+def _ping_after_idle(engine: Engine, idle_seconds: float) -> None:
+    """``pool_pre_ping``, but only for connections idle longer than ``idle_seconds``.
+
+    A ping on every checkout is one more round trip per transaction, and a busy worker
+    checks out one per batch. A connection that dies within seconds of its last use (a
+    database restart) fails its next statement instead; SQLAlchemy then invalidates the
+    pool, and callers retry transient errors (``shared.retry``)."""
+
+    @event.listens_for(engine.pool, "checkin")
+    def _checked_in(_dbapi_conn: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.pool, "checkout")
+    def _checked_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is not None and time.monotonic() - since < idle_seconds:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+            dbapi_conn.rollback()  # the ping opened a transaction; start clean
+        except Exception as exc:  # the pool replaces the connection and tries again
+            raise DisconnectionError("stale pooled connection") from exc
 
 
 @lru_cache(maxsize=8)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memwarden.shared.db import utcnow
 from memwarden.shared.schema import processed_events
-from sqlalchemy import Connection
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, text
+from sqlalchemy.dialects import sqlite
 
 
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
@@ -17,8 +17,21 @@ def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> 
     keys = list(dict.fromkeys(event_keys))
     if not keys:
         return set()
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     now = utcnow()
+    if conn.dialect.name == "postgresql":
+        # One array parameter: a statement of fixed text whatever the batch size, where a
+        # multi-row VALUES is compiled anew (and parsed by the server) for every batch.
+        return set(
+            conn.execute(
+                text(
+                    "INSERT INTO processed_events (consumer, event_key, processed_at) "
+                    "SELECT :consumer, key, :now FROM unnest(CAST(:keys AS text[])) AS key "
+                    "ON CONFLICT (consumer, event_key) DO NOTHING RETURNING event_key"
+                ),
+                {"consumer": consumer, "now": now, "keys": keys},
+            ).scalars()
+        )
+    dialect_insert = sqlite.insert
     stmt = (
         dialect_insert(processed_events)
         .values([{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys])

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,7 @@ from memwarden.shared.outbox import (
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.schema import outbox
 from memwarden.shared.tenant_scope import all_tenants
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 
 log = logging.getLogger("memwarden.relay")
 
@@ -87,6 +87,11 @@ def redeliverable_topics(busy: set[str]) -> set[str]:
     return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
 
 
+def waiting_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue holds a message not yet taken by a worker."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value in busy}
+
+
 @all_tenants("the relay claims outbox rows of every tenant")
 def relay_once(
     engine: Engine,
@@ -102,16 +107,21 @@ def relay_once(
     the lease keeps other relays off the rows meanwhile. A crash after publishing and
     before marking republishes once the lease ends (consumers are idempotent)."""
     timings = timings or RelayTimings.from_settings()
-    topics = None if busy_queues is None else redeliverable_topics(busy_queues())
-    with unit_of_work(engine) as uow:
+    busy = None if busy_queues is None else busy_queues()
+    topics = None if busy is None else redeliverable_topics(busy)
+    with single_statements(engine) as conn:
         events = claim_batch(
-            uow.conn,
+            conn,
             limit,
             lease_seconds=timings.lease_seconds,
             redeliver_seconds=timings.redeliver_seconds,
             redeliver_topics=topics,
+            # Back-pressure: while a stage still has a message waiting, its new rows stay
+            # in the outbox and go later as one bigger batch. A slow stage then receives
+            # fewer, larger messages and catches up, instead of working through a queue
+            # of one-event messages at its per-message cost.
+            waiting_topics=() if busy is None else waiting_topics(busy),
         )
-        uow.commit()
     if not events:
         return 0
     again = [e for e in events if e.publish_count > 0]
@@ -138,14 +148,33 @@ def relay_once(
             release(uow.conn, sorted({e.id for e in events} - set(done)))
             uow.commit()
         raise
-    with unit_of_work(engine) as uow:
-        mark_published(uow.conn, done)
-        for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
-            dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
-        mark_consumed(uow.conn, [e.id for e in unroutable])
-        uow.commit()
+    if not unroutable:  # the usual round: one statement
+        with single_statements(engine) as conn:
+            mark_published(conn, done)
+    else:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, done)
+            for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
+                dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+            mark_consumed(uow.conn, [e.id for e in unroutable])
+            uow.commit()
     log.info("relay published rows=%d tasks=%d", len(done), tasks)
     return len(events)
+
+
+@contextlib.contextmanager
+def single_statements(engine: Engine) -> Iterator[Connection]:
+    """A connection for work that is one statement (a claim, a publish mark), in a unit of
+    work of its own.
+
+    Not autocommit, though it would save the BEGIN and COMMIT round trips: row-level
+    security scopes a transaction (``set_config(..., is_local => true)`` at BEGIN, see
+    ``shared.db``), and in autocommit that setting would end with its own statement, so
+    the claim would see no tenant's rows. A session-level setting would outlive the
+    statement on a pooled connection."""
+    with unit_of_work(engine) as uow:
+        yield uow.conn
+        uow.commit()
 
 
 class UnknownTopic(ValueError):
@@ -203,6 +232,9 @@ def run_relay(
     try:
         while not stop.is_set():
             try:
+                # Wake-ups already queued are answered by the claim below; a NOTIFY that
+                # arrives after this point wakes the next wait at once.
+                listener.take_pending()
                 moved = relay_once(engine, publish, limit, timings, busy_queues)
             except Exception as exc:  # a broker or database outage must not kill the relay
                 delays = delays or backoff_delays(
@@ -223,7 +255,9 @@ def run_relay(
                 delays = None
             if after_round is not None:
                 after_round(moved)
-            if not moved:
+            # A short round emptied what was claimable: with LISTEN, wait for the next
+            # commit rather than spend a round trip on a claim that finds nothing.
+            if not moved or (listener.enabled and moved < limit):
                 listener.wait()
     finally:
         listener.close()
@@ -255,20 +289,33 @@ class Listener:
         if not self.enabled:
             self.stop.wait(self.poll_seconds)
             return
+        if not self._listen(self.poll_seconds, stop_after=1):
+            self.stop.wait(self.poll_seconds)
+
+    def take_pending(self) -> None:
+        """Consume the notifications already received, without waiting: the caller is about
+        to read the outbox, which answers all of them. Subscribes first if needed, so no
+        commit after this call goes unnoticed."""
+        if self.enabled and not self._failing:  # after a loss, ``wait`` subscribes again
+            self._listen(0, stop_after=None)
+
+    def _listen(self, timeout: float, stop_after: int | None) -> bool:
+        """False when the connection is lost (the caller falls back to polling)."""
         try:
             if self.conn is None:
                 self.conn = self._subscribe()
                 if self._failing:
                     log.info("LISTEN subscribed again")
                 self._failing = False
-            for _ in self.conn.notifies(timeout=self.poll_seconds, stop_after=1):
+            for _ in self.conn.notifies(timeout=timeout, stop_after=stop_after):
                 pass
+            return True
         except Exception as exc:  # a dropped listener only costs latency; polling goes on
             if not self._failing:
                 log.warning("LISTEN connection lost (%s); polling until it is back", redacted(exc))
             self._failing = True
             self.close()
-            self.stop.wait(self.poll_seconds)
+            return False
 
     def close(self) -> None:
         if self.conn is not None:

@@ -427,3 +427,21 @@ def test_drain__a_round_of_held_events_widens_and_decides_in_the_order_said(
             ).all()
         )
     assert decided == {"m1": "COMMIT", "m2": "CONFIRM_REPLACE"}
+
+
+@pytest.mark.postgres
+def test_relay__new_rows_wait_in_the_outbox_while_their_queue_holds_a_message(
+    fresh_pg: Engine, tenant: str
+) -> None:
+    """Back-pressure: a busy stage gets its next rows as one batch once its queue is empty."""
+    _emit(fresh_pg, tenant, 3)
+    busy = Recorder()
+    assert relay_once(fresh_pg, busy, 100, busy_queues=lambda: {"extractor"}) == 0
+    assert busy.published == []
+    messages: list[int] = []
+    assert (
+        relay_once(fresh_pg, lambda _t, _q, envs: messages.append(len(envs)), 100,
+                   busy_queues=lambda: {"gate"})
+        == 3
+    )
+    assert messages == [3]  # one message carries the three rows that waited

@@ -162,16 +162,14 @@ def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[s
     ON CONFLICT DO NOTHING: an identical ingest running at the same moment may store the
     same messages first; theirs stand and ours are duplicates."""
     dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    out: dict[tuple[str, str], int] = {}
-    for i in range(0, len(rows), 500):
-        stmt = (
-            dialect_insert(messages)
-            .values(rows[i : i + 500])
-            .on_conflict_do_nothing(index_elements=["tenant_id", "message_id", "revision"])
-            .returning(messages.c.tenant_id, messages.c.message_id, messages.c.id)
-        )
-        out.update({(r.tenant_id, r.message_id): int(r.id) for r in conn.execute(stmt)})
-    return out
+    # executemany with RETURNING: compiled once and cached (SQLAlchemy sends the rows as
+    # multi-row pages), where a .values(rows) statement is compiled anew for every batch
+    stmt = (
+        dialect_insert(messages)
+        .on_conflict_do_nothing(index_elements=["tenant_id", "message_id", "revision"])
+        .returning(messages.c.tenant_id, messages.c.message_id, messages.c.id)
+    )
+    return {(r.tenant_id, r.message_id): int(r.id) for r in conn.execute(stmt, rows)}
 
 
 def _masked_columns(masked: Masked) -> dict[str, object]:
