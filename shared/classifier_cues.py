@@ -739,4 +739,6 @@ ZH_PROJECT = (
 PROJECT_GENERIC = (
     r"^(?:all|any|every|each|my|our|other|side|personal|same|new|these|those|most|some|many"
     r"|your|their|his|her|work|of)\b|(?:所有|每个|任何|各个|个人|其他|我的|全部|我们的|别的|一些|各|每)",
+    # a pronoun alone names no project: "我们项目决定…" is the team's own, like "our project"
+    r"^(?:我们?|咱们?|你们?|他们|她们|大家|本|该|此|这|那|整个)$",
 )
