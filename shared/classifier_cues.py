@@ -185,6 +185,27 @@ ZH_CONTRAST = (
     r"[，,]\s*(?:而)?(?:不用|不是|不要|别(?:给我)?用)\s*[a-z][\w.+#-]*\s*[。.!！]?\s*$"
     r"|而(?:不是|非)\s*(?:用\s*)?[a-z][\w.+#-]*"
 )
+# The same turn-down in other words: "I use Podman instead of Docker", "rather than Chrome".
+EN_INSTEAD = (
+    r"\b(?:instead of|rather than)\s+(?:the\s+|plain\s+|using\s+)?[a-z][\w.+#-]*"
+    r"(?:\s+[a-z][\w.+#-]*)?\s*[.!]?\s*$",
+)
+# A first-person habit in the present tense, before such a turn-down: "I indent with tabs,
+# not spaces", "I'm on Firefox, not Chrome". A past verb ("I ate pizza, not pasta") is an
+# event, so -ed forms and the common irregular pasts never count.
+EN_PRESENT_HABIT = (
+    r"^i\s+(?:" + _EN_ADV + r"\s+)*(?!(?:ate|went|had|got|made|took|bought|wrote|ran|did|saw"
+    r"|was|were|said|told|sent|paid|gave|left|came|met|found|chose|picked|tried|meant|thought"
+    r"|felt|heard|kept|lost|sold|spent|won|drove|flew|sat|stood|fell|broke)\b)[a-z]+(?<!ed)\b"
+    r"|^i(?:'m| am)\s+(?:on|using|with|in|a|an)\b",
+)
+# A standing rule for the owner's own work, as an imperative of choosing: "Use yarn for my
+# projects", "Stick with tabs in all my repos". "Run the tests in my repos" is a task.
+EN_STANDING_CHOICE = (
+    r"^(?:please\s+)?(?:use|prefer|stick (?:with|to)|go with|default to|pick|choose)\b"
+    r".*\b(?:for|in|across)\s+(?:all\s+)?(?:of\s+)?my\s+(?:own\s+)?(?:\w+\s+)?(?:projects"
+    r"|repos|repositories|code|codebases|work|apps|scripts)\b",
+)
 EN_NEGATION_EXEMPT = (
     EN_CONTRAST,
     r"\b(?:don't|do not|never) (?:let me )?forget\b",
@@ -333,7 +354,7 @@ EN_TRANSIENT = (
     r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
     r"|exhausted|hungry|thirsty|sick|ill|busy|stressed|bored|angry|annoyed|frustrated|upset"
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
-    r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
+    r"|bus|call|road|ferry|boat|ship|tram|subway|metro|flight)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
     r"(?<!starting )(?<!from )(?<!as of )(?<!since )\b(?:today|tonight|this morning"
     r"|this afternoon|this evening)\b",
@@ -374,7 +395,7 @@ ZH_FIRST_PERSON_DURABLE = (
     ZH_HOUSEHOLD_DURABLE,
     ZH_OWNER_FACT,
     # where the owner's things run: "我的项目都部署在阿里云上"
-    r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在)",
+    r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在|记在|保存在|存放在|写在)",
 )
 # Weak first-person verbs count only in a clause without a completed-action marker:
 # "我用 pnpm" is a habit, "我用 npm 装了个包" is an event.

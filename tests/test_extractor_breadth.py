@@ -213,6 +213,42 @@ def test_extract__x_not_y_keeps_only_the_x(text: str, expected: list[tuple[str, 
     assert found(text) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I run Podman instead of Docker.",
+        "I format with two spaces, not tabs.",
+        "I'm on Thunderbird, not Outlook.",
+        "I always draw diagrams in Excalidraw, not Visio.",
+        "我用 Bitbucket，不用 GitHub。",
+        "我的笔记都记在 Obsidian 里，而不是 Notion。",
+        "Stick with Mercurial in all my repos, not git.",
+    ],
+)
+def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str) -> None:
+    [(key, value)] = found(text)
+    assert key == "preference.note"
+    assert value == text.rstrip("。.")  # the owner's words, the turned-down one kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I drove to work, not the bus.",  # a past event
+        "I bought a Kindle, not a Kobo.",
+        "I'm on the ferry, not the plane.",  # a passing state
+        "Use Bitbucket this time, not GitHub.",  # one time
+        "这次用 Bitbucket，不用 GitHub。",
+        "Use Bitbucket, not GitHub.",  # an imperative with no mark that it holds from now on
+        "Run the linter in my repos, not the formatter.",  # a task, not a choice
+        "Maybe I use Podman, not Docker?",
+        "My brother uses Podman, not Docker.",
+    ],
+)
+def test_extract__a_contrast_that_is_no_standing_choice_gives_no_note(text: str) -> None:
+    assert ("preference.note" not in {key for key, _ in found(text)})
+
+
 # --------------------------------------------------------------------------- people, diet
 
 
@@ -354,6 +390,15 @@ GATE_CASES = [
     ("diet", "记住我不吃香菜。", SATURDAY, {"outcome": "not_auto"}),
     ("allergy", "I'm allergic to bee stings.", MONDAY, {"outcome": "not_auto"}),
     ("other-pet", "My colleague's parrot is called Rio.", MONDAY, {"outcome": "no_commit"}),
+    ("choice-note", "I draft everything in Typora, not Word.", MONDAY,
+     {"outcome": "commit", "value_has": ["typora"]}),
+    ("choice-note-zh", "我用 Bitbucket，不用 GitHub。", SATURDAY,
+     {"outcome": "commit", "value_has": ["bitbucket"]}),
+    ("standing-imperative", "Prefer Vitest for my projects, not Jest.", MONDAY,
+     {"outcome": "commit", "value_has": ["vitest"]}),
+    ("one-time-choice", "这次用 Bitbucket，不用 GitHub。", SATURDAY, {"outcome": "no_durable"}),
+    ("our-project", "我们项目决定用 Kotlin 重写安卓端。", SATURDAY,
+     {"outcome": "commit", "value_has": ["kotlin"]}),
 ]  # fmt: skip
 
 

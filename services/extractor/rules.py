@@ -34,6 +34,8 @@ from memwarden.shared.classifier import (
     SentenceFeatures,
     claim_offset,
     classify_span,
+    note_may_stand,
+    states_choice_over,
 )
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
@@ -165,8 +167,11 @@ def _candidates(
     }
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
-    if not routed and instructed and claim and not features.has(Feature.GENERAL_FACT):
-        routed[_NOTE_KEY] = claim  # "remember that …" about the owner, fitting nothing narrower
+    if not routed and claim and not features.has(Feature.GENERAL_FACT):
+        if instructed or (features.has(Feature.FIRST_PERSON_DURABLE) and states_choice_over(claim)):
+            # "remember that …" about the owner, or a choice made over a named other ("I use
+            # Podman, not Docker"), fitting nothing narrower
+            routed[_NOTE_KEY] = claim
     return routed
 
 
@@ -244,7 +249,7 @@ def extract(
             value = candidates[key]
             if spec is None or spec.validate(value) is not None:
                 continue
-            if spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
+            if spec.explicit_only and not note_may_stand(features, sent.text):
                 continue
             if ungrounded_reason(value, sent.text, spec, turn.created_at) is not None:
                 continue  # never send what the gate would refuse as ungrounded
