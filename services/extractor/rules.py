@@ -53,7 +53,7 @@ from memwarden.shared.reltime import normalise_relative_times
 from memwarden.shared.secrets import contains_secret
 from memwarden.shared.segmenter import Sentence, split_sentences
 
-EXTRACTOR_VERSION = "rules-1.1"  # issue 15: new keys, events, ORDINAL_STRIDE 32
+EXTRACTOR_VERSION = "rules-1.2"  # issue 15 round 2: choice-over notes, standing imperatives
 
 CONFIDENCE_EXPLICIT = 0.9  # "remember that …", "请记住"
 CONFIDENCE_FIRST_PERSON = 0.8  # "I prefer …", "我一直用 …"
