@@ -42,14 +42,20 @@ ZH_PERSON = (
 
 # A decision of the group the owner belongs to ("our team decided", "the team agreed"): the
 # owner's own context, not someone else's words. "The other team decided" is not theirs.
+# A group's choice said as a plan, but marked as holding from now on: "We're going with
+# Svelte from now on" (never "We're going with pizza tonight").
+EN_GOING_WITH = (
+    r"\bwe(?:'re| are|'ll be| will be)\s+(?:going|sticking|standardi[sz]ing)\s+(?:with|on)\b"
+    r"(?=.*\b(?:from now on|going forward|from here on(?: out)?|for good|by default)\b)"
+)
 EN_GROUP_DECISION = (
     r"\b(?:my|our|the)\s+(?:team|squad|group|company|org|project|department)(?:'s)?"
     r"\s+(?:has\s+|have\s+)?(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|committed to|opted for)\b"
+    r"|agreed|chose|chosen|settled on|committed to|opted for|went with|landed on|signed off on)\b"
 )  # "my team standardised on yarn" stays a report of the team's habit, not a decision
 ZH_GROUP_DECISION = (
     r"(?:^|我们的?|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门)(?:里|内部)?(?:已经|最终|最后|一致)?"
-    r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用))"
+    r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用)|敲定|定下来|定下了|选定)"
 )
 # Naming the owner's own family or pet is a fact about the owner's household, not words of
 # the relative: "My wife is named Priya", "my son's name is Leo", "我女儿的名字是朵朵". A
@@ -151,16 +157,19 @@ EN_FIRST_PERSON_DURABLE = (
     r"^(?:please\s+)?always\b",
     # decisions the owner states (SPEC §6 decision.note)
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with"
+    r"|landed on|signed off on)\b",
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
 )
 # Decision cues again, on their own: the extractor routes these to decision.note.
 EN_DECISION = (
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with"
+    r"|landed on|signed off on)\b",
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
+    EN_GOING_WITH,
 )
 # A trend, not a statement: "I've been using bun a lot lately" is INFERRED, however
 # first-person it sounds; the owner is asked instead.
@@ -405,7 +414,8 @@ ZH_FIRST_PERSON_WEAK = (
 )
 ZH_ASPECT_EVENT = r"[了过着]|正在"
 ZH_DECISION = (
-    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用)|敲定"
+    r"|定下来|定下了|选定)|决定了",
     ZH_GROUP_DECISION,
 )
 ZH_LATELY = (r"最近|这阵子|近来|这段时间|这些天",)

@@ -264,6 +264,11 @@ def test_extract__a_contrast_that_is_no_standing_choice_gives_no_note(text: str)
         ("We decided to move the nightly build to 2am.", "decision.note"),
         ("Our team agreed on Renovate for dependency updates.", "decision.note"),
         ("我们小组决定代码统一用 Black 格式化。", "decision.note"),
+        ("We're sticking with Helm charts going forward.", "decision.note"),
+        ("We've landed on weekly releases.", "decision.note"),
+        ("The team went with Datadog for tracing.", "decision.note"),
+        ("团队敲定了用 Rust 写解析器。", "decision.note"),
+        ("我们组最后定下来用语雀写周报。", "decision.note"),
         ("I'm a pescatarian.", "profile.diet"),
         ("我不吃香菜。", "profile.diet"),
         ("我是素食主义者。", "profile.diet"),
@@ -289,6 +294,8 @@ def test_extract__household_decisions_diet_and_allergies(text: str, key: str) ->
         "Should we decide on Redis?",
         "Maybe I'll go vegan next year.",
         "Jo said our team decided to drop Jira.",
+        "We're going with tacos tonight.",  # a plan, not a standing decision
+        "Maybe the team went with Datadog?",
     ],
 )
 def test_extract__someone_elses_or_uncertain_facts_are_not_the_owners(text: str) -> None:
