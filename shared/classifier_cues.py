@@ -426,8 +426,16 @@ EN_SITUATIONAL = (
 )
 ZH_SITUATIONAL = (r"需要|必须|得用|只能|不得不|被要求",)
 ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",)
+# The same with a Chinese name for the turned-down one ("我用空格缩进，不用制表符", "我用空格
+# 而不是制表符"); a degree word or a reason after 不是 is a plain negation ("不是很常用").
+_ZH_NOT_ADVERB = r"(?![很太特非那这怎一总常经再也都还就才可会想要能因为了大完全])"
+ZH_CONTRAST_CJK = (
+    r"[，,]\s*(?:而)?(?:不用|不是|别用)\s*" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}\s*[。.!！]?\s*$"
+    r"|而(?:不是|非)\s*(?:用\s*)?" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}"
+)
 ZH_NEGATION_EXEMPT = (
     ZH_CONTRAST,
+    ZH_CONTRAST_CJK,
     r"不过|不错|不断|不同|不少|差不多|不管|不仅|不但|不只|不光|对不起|不好意思|了不起|不得不"
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"

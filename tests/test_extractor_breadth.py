@@ -223,6 +223,8 @@ def test_extract__x_not_y_keeps_only_the_x(text: str, expected: list[tuple[str, 
         "我用 Bitbucket，不用 GitHub。",
         "我的笔记都记在 Obsidian 里，而不是 Notion。",
         "Stick with Mercurial in all my repos, not git.",
+        "我写注释用英文，不用中文。",  # a Chinese name for the turned-down one
+        "我用单引号而不是双引号。",
     ],
 )
 def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str) -> None:
@@ -243,6 +245,8 @@ def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str)
         "Run the linter in my repos, not the formatter.",  # a task, not a choice
         "Maybe I use Podman, not Docker?",
         "My brother uses Podman, not Docker.",
+        "我用 Emacs，不是很习惯 Vim。",  # a degree word: a plain negation
+        "我用 Podman，不是因为公司要求。",  # a reason, not an alternative
     ],
 )
 def test_extract__a_contrast_that_is_no_standing_choice_gives_no_note(text: str) -> None:
