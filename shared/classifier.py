@@ -357,18 +357,20 @@ def states_choice_over(sentence: str) -> bool:
 
 def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
     """An explicit-only key (``preference.note``) may be filed from this sentence: the owner
-    asked to remember it, or states a standing choice over a named other."""
+    asked to remember it, states a choice over a named other ("I use Podman, not Docker"),
+    or gives a standing rule for their own work ("Use Podman for my projects")."""
     if features.has(Feature.EXPLICIT_INSTRUCTION):
         return True
-    return features.has(Feature.FIRST_PERSON_DURABLE) and states_choice_over(sentence)
+    body = fold_text(sentence[claim_offset(sentence) :])
+    return features.has(Feature.FIRST_PERSON_DURABLE) and (
+        states_choice_over(sentence) or bool(_STANDING_CHOICE.search(body))
+    )
 
 
 def _chosen_habit(body: str) -> bool:
-    """A present habit or a standing imperative, turning down an alternative: "I indent with
-    tabs, not spaces", "Use yarn for my projects, not npm" (never "I ate pizza, not pasta")."""
-    if not _CHOICE_OVER.search(body.strip()):
-        return False
-    return bool(_PRESENT_HABIT.search(body) or _STANDING_CHOICE.search(body))
+    """A present habit turning down an alternative: "I indent with tabs, not spaces" (never
+    "I ate pizza, not pasta")."""
+    return bool(_CHOICE_OVER.search(body.strip()) and _PRESENT_HABIT.search(body))
 
 
 def classify(sentence: str) -> SentenceFeatures:
@@ -387,7 +389,8 @@ def classify(sentence: str) -> SentenceFeatures:
     if request or _EXPLICIT.search(discourse_free):
         found.add(Feature.EXPLICIT_INSTRUCTION)
     hedged = _LATELY.search(folded) or _SITUATIONAL.search(folded)
-    if (_FPD.search(body) or _weak_first_person(body) or _chosen_habit(body)) and not hedged:
+    standing = _chosen_habit(body) or _STANDING_CHOICE.search(body)
+    if (_FPD.search(body) or _weak_first_person(body) or standing) and not hedged:
         found.add(Feature.FIRST_PERSON_DURABLE)
     if not found & {Feature.EXPLICIT_INSTRUCTION, Feature.FIRST_PERSON_DURABLE}:
         found.add(Feature.INFERRED)

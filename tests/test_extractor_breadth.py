@@ -225,6 +225,7 @@ def test_extract__x_not_y_keeps_only_the_x(text: str, expected: list[tuple[str, 
         "Stick with Mercurial in all my repos, not git.",
         "我写注释用英文，不用中文。",  # a Chinese name for the turned-down one
         "我用单引号而不是双引号。",
+        "Prefer Conventional Commits for my repos.",  # a standing rule for the owner's work
     ],
 )
 def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str) -> None:
@@ -242,6 +243,8 @@ def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str)
         "Use Bitbucket this time, not GitHub.",  # one time
         "这次用 Bitbucket，不用 GitHub。",
         "Use Bitbucket, not GitHub.",  # an imperative with no mark that it holds from now on
+        "Use Bitbucket for my projects this time.",
+        "Use Bitbucket for the demo.",
         "Run the linter in my repos, not the formatter.",  # a task, not a choice
         "Maybe I use Podman, not Docker?",
         "My brother uses Podman, not Docker.",

@@ -35,7 +35,6 @@ from memwarden.shared.classifier import (
     claim_offset,
     classify_span,
     note_may_stand,
-    states_choice_over,
 )
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
@@ -168,9 +167,9 @@ def _candidates(
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
     if not routed and claim and not features.has(Feature.GENERAL_FACT):
-        if instructed or (features.has(Feature.FIRST_PERSON_DURABLE) and states_choice_over(claim)):
-            # "remember that …" about the owner, or a choice made over a named other ("I use
-            # Podman, not Docker"), fitting nothing narrower
+        if note_may_stand(features, sentence):
+            # "remember that …" about the owner, a choice made over a named other ("I use
+            # Podman, not Docker") or a standing rule for their work, fitting nothing narrower
             routed[_NOTE_KEY] = claim
     return routed
 
