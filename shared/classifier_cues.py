@@ -363,7 +363,8 @@ EN_TRANSIENT = (
     r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
     r"|exhausted|hungry|thirsty|sick|ill|busy|stressed|bored|angry|annoyed|frustrated|upset"
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
-    r"|bus|call|road|ferry|boat|ship|tram|subway|metro|flight)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
+    r"|bus|call|road|ferry|boat|ship|tram|subway|metro|flight)|on (?:vacation|holiday|leave)"
+    r"|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
     r"(?<!starting )(?<!from )(?<!as of )(?<!since )\b(?:today|tonight|this morning"
     r"|this afternoon|this evening)\b",
@@ -430,7 +431,9 @@ ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开
 # 而不是制表符"); a degree word or a reason after 不是 is a plain negation ("不是很常用").
 _ZH_NOT_ADVERB = r"(?![很太特非那这怎一总常经再也都还就才可会想要能因为了大完全])"
 ZH_CONTRAST_CJK = (
-    r"[，,]\s*(?:而)?(?:不用|不是|别用)\s*" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}\s*[。.!！]?\s*$"
+    r"[，,]\s*(?:而)?(?:不用|不是|别用)\s*"
+    + _ZH_NOT_ADVERB
+    + r"[\u4e00-\u9fff]{2,5}\s*[。.!！]?\s*$"
     r"|而(?:不是|非)\s*(?:用\s*)?" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}"
 )
 ZH_NEGATION_EXEMPT = (

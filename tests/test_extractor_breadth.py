@@ -253,7 +253,7 @@ def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str)
     ],
 )
 def test_extract__a_contrast_that_is_no_standing_choice_gives_no_note(text: str) -> None:
-    assert ("preference.note" not in {key for key, _ in found(text)})
+    assert "preference.note" not in {key for key, _ in found(text)}
 
 
 # --------------------------------------------------------------------------- people, diet

@@ -166,11 +166,11 @@ def _candidates(
     }
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
-    if not routed and claim and not features.has(Feature.GENERAL_FACT):
-        if note_may_stand(features, sentence):
-            # "remember that …" about the owner, a choice made over a named other ("I use
-            # Podman, not Docker") or a standing rule for their work, fitting nothing narrower
-            routed[_NOTE_KEY] = claim
+    # "remember that …" about the owner, a choice made over a named other ("I use Podman, not
+    # Docker") or a standing rule for their own work, fitting nothing narrower
+    general = features.has(Feature.GENERAL_FACT)
+    if not routed and claim and not general and note_may_stand(features, sentence):
+        routed[_NOTE_KEY] = claim
     return routed
 
 
