@@ -119,6 +119,9 @@ _SITUATIONAL = _rx(cues.EN_SITUATIONAL, cues.ZH_SITUATIONAL)
 _FROM_NOW = _rx(cues.EN_DURABLE_FROM_NOW, cues.ZH_DURABLE_FROM_NOW)
 _NEGATION_EXEMPT = _rx(cues.EN_NEGATION_EXEMPT, cues.ZH_NEGATION_EXEMPT)
 _NEGATED = _rx(cues.EN_NEGATED, cues.ZH_NEGATED)
+_CHOICE_OVER = _rx((cues.EN_CONTRAST, cues.ZH_CONTRAST, cues.ZH_CONTRAST_CJK), cues.EN_INSTEAD)
+_PRESENT_HABIT = _rx(cues.EN_PRESENT_HABIT)
+_STANDING_CHOICE = _rx(cues.EN_STANDING_CHOICE)
 _ONE_TIME = _rx(cues.EN_ONE_TIME, cues.ZH_ONE_TIME)
 _XIAN_COMPOUND = _rx(cues.ZH_XIAN_COMPOUNDS)
 _HABIT_BEFORE_XIAN = re.compile(cues.ZH_HABIT_BEFORE_XIAN)
@@ -341,6 +344,35 @@ def _reported_label(raw: str) -> bool:
     return bool(_ZH_NAME_SHAPED.fullmatch(label))
 
 
+def states_choice_over(sentence: str) -> bool:
+    """The sentence chooses one thing over a named other: "I use Podman, not Docker",
+    "我用 GitLab，不是 GitHub", "I write Go instead of Rust".
+
+    With a first-person durable statement this is a deliberate, standing choice, so the
+    owner's own words may be kept as a ``preference.note`` where no narrower key fits, even
+    without a remember-instruction (extractor and gate both ask this).
+    """
+    return bool(_CHOICE_OVER.search(fold_text(sentence).strip()))
+
+
+def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
+    """An explicit-only key (``preference.note``) may be filed from this sentence: the owner
+    asked to remember it, states a choice over a named other ("I use Podman, not Docker"),
+    or gives a standing rule for their own work ("Use Podman for my projects")."""
+    if features.has(Feature.EXPLICIT_INSTRUCTION):
+        return True
+    body = fold_text(sentence[claim_offset(sentence) :])
+    return features.has(Feature.FIRST_PERSON_DURABLE) and (
+        states_choice_over(sentence) or bool(_STANDING_CHOICE.search(body))
+    )
+
+
+def _chosen_habit(body: str) -> bool:
+    """A present habit turning down an alternative: "I indent with tabs, not spaces" (never
+    "I ate pizza, not pasta")."""
+    return bool(_CHOICE_OVER.search(body.strip()) and _PRESENT_HABIT.search(body))
+
+
 def classify(sentence: str) -> SentenceFeatures:
     """Classify one evidence sentence (SPEC §5.4). Deterministic; no anchor is needed.
 
@@ -357,7 +389,8 @@ def classify(sentence: str) -> SentenceFeatures:
     if request or _EXPLICIT.search(discourse_free):
         found.add(Feature.EXPLICIT_INSTRUCTION)
     hedged = _LATELY.search(folded) or _SITUATIONAL.search(folded)
-    if (_FPD.search(body) or _weak_first_person(body)) and not hedged:
+    standing = _chosen_habit(body) or _STANDING_CHOICE.search(body)
+    if (_FPD.search(body) or _weak_first_person(body) or standing) and not hedged:
         found.add(Feature.FIRST_PERSON_DURABLE)
     if not found & {Feature.EXPLICIT_INSTRUCTION, Feature.FIRST_PERSON_DURABLE}:
         found.add(Feature.INFERRED)

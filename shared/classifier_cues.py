@@ -42,14 +42,20 @@ ZH_PERSON = (
 
 # A decision of the group the owner belongs to ("our team decided", "the team agreed"): the
 # owner's own context, not someone else's words. "The other team decided" is not theirs.
+# A group's choice said as a plan, but marked as holding from now on: "We're going with
+# Svelte from now on" (never "We're going with pizza tonight").
+EN_GOING_WITH = (
+    r"\bwe(?:'re| are|'ll be| will be)\s+(?:going|sticking|standardi[sz]ing)\s+(?:with|on)\b"
+    r"(?=.*\b(?:from now on|going forward|from here on(?: out)?|for good|by default)\b)"
+)
 EN_GROUP_DECISION = (
     r"\b(?:my|our|the)\s+(?:team|squad|group|company|org|project|department)(?:'s)?"
     r"\s+(?:has\s+|have\s+)?(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|committed to|opted for)\b"
+    r"|agreed|chose|chosen|settled on|committed to|opted for|went with|landed on|signed off on)\b"
 )  # "my team standardised on yarn" stays a report of the team's habit, not a decision
 ZH_GROUP_DECISION = (
     r"(?:^|我们的?|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门)(?:里|内部)?(?:已经|最终|最后|一致)?"
-    r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用))"
+    r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用)|敲定|定下来|定下了|选定)"
 )
 # Naming the owner's own family or pet is a fact about the owner's household, not words of
 # the relative: "My wife is named Priya", "my son's name is Leo", "我女儿的名字是朵朵". A
@@ -151,16 +157,19 @@ EN_FIRST_PERSON_DURABLE = (
     r"^(?:please\s+)?always\b",
     # decisions the owner states (SPEC §6 decision.note)
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with"
+    r"|landed on|signed off on)\b",
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
 )
 # Decision cues again, on their own: the extractor routes these to decision.note.
 EN_DECISION = (
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
-    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with)\b",
+    r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with"
+    r"|landed on|signed off on)\b",
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
+    EN_GOING_WITH,
 )
 # A trend, not a statement: "I've been using bun a lot lately" is INFERRED, however
 # first-person it sounds; the owner is asked instead.
@@ -184,6 +193,27 @@ EN_CONTRAST = (
 ZH_CONTRAST = (
     r"[，,]\s*(?:而)?(?:不用|不是|不要|别(?:给我)?用)\s*[a-z][\w.+#-]*\s*[。.!！]?\s*$"
     r"|而(?:不是|非)\s*(?:用\s*)?[a-z][\w.+#-]*"
+)
+# The same turn-down in other words: "I use Podman instead of Docker", "rather than Chrome".
+EN_INSTEAD = (
+    r"\b(?:instead of|rather than)\s+(?:the\s+|plain\s+|using\s+)?[a-z][\w.+#-]*"
+    r"(?:\s+[a-z][\w.+#-]*)?\s*[.!]?\s*$",
+)
+# A first-person habit in the present tense, before such a turn-down: "I indent with tabs,
+# not spaces", "I'm on Firefox, not Chrome". A past verb ("I ate pizza, not pasta") is an
+# event, so -ed forms and the common irregular pasts never count.
+EN_PRESENT_HABIT = (
+    r"^i\s+(?:" + _EN_ADV + r"\s+)*(?!(?:ate|went|had|got|made|took|bought|wrote|ran|did|saw"
+    r"|was|were|said|told|sent|paid|gave|left|came|met|found|chose|picked|tried|meant|thought"
+    r"|felt|heard|kept|lost|sold|spent|won|drove|flew|sat|stood|fell|broke)\b)[a-z]+(?<!ed)\b"
+    r"|^i(?:'m| am)\s+(?:on|using|with|in|a|an)\b",
+)
+# A standing rule for the owner's own work, as an imperative of choosing: "Use yarn for my
+# projects", "Stick with tabs in all my repos". "Run the tests in my repos" is a task.
+EN_STANDING_CHOICE = (
+    r"^(?:please\s+)?(?:use|prefer|stick (?:with|to)|go with|default to|pick|choose)\b"
+    r".*\b(?:for|in|across)\s+(?:all\s+)?(?:of\s+)?my\s+(?:own\s+)?(?:\w+\s+)?(?:projects"
+    r"|repos|repositories|code|codebases|work|apps|scripts)\b",
 )
 EN_NEGATION_EXEMPT = (
     EN_CONTRAST,
@@ -333,7 +363,8 @@ EN_TRANSIENT = (
     r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
     r"|exhausted|hungry|thirsty|sick|ill|busy|stressed|bored|angry|annoyed|frustrated|upset"
     r"|cold|hot|late|away|offline|afk|in a (?:meeting|hurry|rush)|on (?:a|the) (?:train|plane"
-    r"|bus|call|road)|on (?:vacation|holiday|leave)|travell?ing|driving)\b",
+    r"|bus|call|road|ferry|boat|ship|tram|subway|metro|flight)|on (?:vacation|holiday|leave)"
+    r"|travell?ing|driving)\b",
     r"\b(?:right now|at the moment|atm|just now|this week|this weekend)\b",
     r"(?<!starting )(?<!from )(?<!as of )(?<!since )\b(?:today|tonight|this morning"
     r"|this afternoon|this evening)\b",
@@ -374,7 +405,7 @@ ZH_FIRST_PERSON_DURABLE = (
     ZH_HOUSEHOLD_DURABLE,
     ZH_OWNER_FACT,
     # where the owner's things run: "我的项目都部署在阿里云上"
-    r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在)",
+    r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在|记在|保存在|存放在|写在)",
 )
 # Weak first-person verbs count only in a clause without a completed-action marker:
 # "我用 pnpm" is a habit, "我用 npm 装了个包" is an event.
@@ -384,7 +415,8 @@ ZH_FIRST_PERSON_WEAK = (
 )
 ZH_ASPECT_EVENT = r"[了过着]|正在"
 ZH_DECISION = (
-    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
+    r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用)|敲定"
+    r"|定下来|定下了|选定)|决定了",
     ZH_GROUP_DECISION,
 )
 ZH_LATELY = (r"最近|这阵子|近来|这段时间|这些天",)
@@ -395,8 +427,18 @@ EN_SITUATIONAL = (
 )
 ZH_SITUATIONAL = (r"需要|必须|得用|只能|不得不|被要求",)
 ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",)
+# The same with a Chinese name for the turned-down one ("我用空格缩进，不用制表符", "我用空格
+# 而不是制表符"); a degree word or a reason after 不是 is a plain negation ("不是很常用").
+_ZH_NOT_ADVERB = r"(?![很太特非那这怎一总常经再也都还就才可会想要能因为了大完全])"
+ZH_CONTRAST_CJK = (
+    r"[，,]\s*(?:而)?(?:不用|不是|别用)\s*"
+    + _ZH_NOT_ADVERB
+    + r"[\u4e00-\u9fff]{2,5}\s*[。.!！]?\s*$"
+    r"|而(?:不是|非)\s*(?:用\s*)?" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}"
+)
 ZH_NEGATION_EXEMPT = (
     ZH_CONTRAST,
+    ZH_CONTRAST_CJK,
     r"不过|不错|不断|不同|不少|差不多|不管|不仅|不但|不只|不光|对不起|不好意思|了不起|不得不"
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
@@ -739,4 +781,6 @@ ZH_PROJECT = (
 PROJECT_GENERIC = (
     r"^(?:all|any|every|each|my|our|other|side|personal|same|new|these|those|most|some|many"
     r"|your|their|his|her|work|of)\b|(?:所有|每个|任何|各个|个人|其他|我的|全部|我们的|别的|一些|各|每)",
+    # a pronoun alone names no project: "我们项目决定…" is the team's own, like "our project"
+    r"^(?:我们?|咱们?|你们?|他们|她们|大家|本|该|此|这|那|整个)$",
 )

@@ -283,6 +283,9 @@ def test_classify__notes_about_the_owner_stay_durable(sentence: str) -> None:
         ("atlas 项目里，我一直用 yarn。", "atlas"),
         ("I prefer yarn for all my projects.", None),
         ("我所有项目里都用 pnpm。", None),
+        # a pronoun is no project name: the team's own project, like "our project"
+        ("我们项目决定统一用 Go 写后端。", None),
+        ("咱们项目以后都用 pnpm。", None),
         ("Remember that my tickets live in the PLAT Jira project.", None),  # a place
         ("我写代码一直用 Neovim，配置都放在 dotfiles 仓库里。", None),
     ],

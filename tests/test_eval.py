@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from memwarden.services.eval.judge import metrics
 from memwarden.services.eval.runner import run_cases
+from memwarden.services.extractor.rules import EXTRACTOR_VERSION
 from sqlalchemy import Engine
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,7 +98,7 @@ def test_eval__own_cases_pass_on_postgres(pg_engine: Engine) -> None:
     assert failing == {}
     assert m["false_commit_rate"] == 0.0
     # seed 002's per-producer rates: the built-in extractor's shares of its decisions
-    rules = m["per_producer"]["rules-1.0"]
+    rules = m["per_producer"][EXTRACTOR_VERSION]
     assert rules["decisions"] > 0 and 0 < rules["acceptance"] < 1
     assert rules["quarantine"] + rules["reject"] + rules["needs_confirmation"] > 0
 

@@ -213,6 +213,49 @@ def test_extract__x_not_y_keeps_only_the_x(text: str, expected: list[tuple[str, 
     assert found(text) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I run Podman instead of Docker.",
+        "I format with two spaces, not tabs.",
+        "I'm on Thunderbird, not Outlook.",
+        "I always draw diagrams in Excalidraw, not Visio.",
+        "我用 Bitbucket，不用 GitHub。",
+        "我的笔记都记在 Obsidian 里，而不是 Notion。",
+        "Stick with Mercurial in all my repos, not git.",
+        "我写注释用英文，不用中文。",  # a Chinese name for the turned-down one
+        "我用单引号而不是双引号。",
+        "Prefer Conventional Commits for my repos.",  # a standing rule for the owner's work
+    ],
+)
+def test_extract__a_choice_over_a_named_other_without_a_key_is_a_note(text: str) -> None:
+    [(key, value)] = found(text)
+    assert key == "preference.note"
+    assert value == text.rstrip("。.")  # the owner's words, the turned-down one kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I drove to work, not the bus.",  # a past event
+        "I bought a Kindle, not a Kobo.",
+        "I'm on the ferry, not the plane.",  # a passing state
+        "Use Bitbucket this time, not GitHub.",  # one time
+        "这次用 Bitbucket，不用 GitHub。",
+        "Use Bitbucket, not GitHub.",  # an imperative with no mark that it holds from now on
+        "Use Bitbucket for my projects this time.",
+        "Use Bitbucket for the demo.",
+        "Run the linter in my repos, not the formatter.",  # a task, not a choice
+        "Maybe I use Podman, not Docker?",
+        "My brother uses Podman, not Docker.",
+        "我用 Emacs，不是很习惯 Vim。",  # a degree word: a plain negation
+        "我用 Podman，不是因为公司要求。",  # a reason, not an alternative
+    ],
+)
+def test_extract__a_contrast_that_is_no_standing_choice_gives_no_note(text: str) -> None:
+    assert "preference.note" not in {key for key, _ in found(text)}
+
+
 # --------------------------------------------------------------------------- people, diet
 
 
@@ -228,6 +271,11 @@ def test_extract__x_not_y_keeps_only_the_x(text: str, expected: list[tuple[str, 
         ("We decided to move the nightly build to 2am.", "decision.note"),
         ("Our team agreed on Renovate for dependency updates.", "decision.note"),
         ("我们小组决定代码统一用 Black 格式化。", "decision.note"),
+        ("We're sticking with Helm charts going forward.", "decision.note"),
+        ("We've landed on weekly releases.", "decision.note"),
+        ("The team went with Datadog for tracing.", "decision.note"),
+        ("团队敲定了用 Rust 写解析器。", "decision.note"),
+        ("我们组最后定下来用语雀写周报。", "decision.note"),
         ("I'm a pescatarian.", "profile.diet"),
         ("我不吃香菜。", "profile.diet"),
         ("我是素食主义者。", "profile.diet"),
@@ -253,6 +301,8 @@ def test_extract__household_decisions_diet_and_allergies(text: str, key: str) ->
         "Should we decide on Redis?",
         "Maybe I'll go vegan next year.",
         "Jo said our team decided to drop Jira.",
+        "We're going with tacos tonight.",  # a plan, not a standing decision
+        "Maybe the team went with Datadog?",
     ],
 )
 def test_extract__someone_elses_or_uncertain_facts_are_not_the_owners(text: str) -> None:
@@ -354,6 +404,15 @@ GATE_CASES = [
     ("diet", "记住我不吃香菜。", SATURDAY, {"outcome": "not_auto"}),
     ("allergy", "I'm allergic to bee stings.", MONDAY, {"outcome": "not_auto"}),
     ("other-pet", "My colleague's parrot is called Rio.", MONDAY, {"outcome": "no_commit"}),
+    ("choice-note", "I draft everything in Typora, not Word.", MONDAY,
+     {"outcome": "commit", "value_has": ["typora"]}),
+    ("choice-note-zh", "我用 Bitbucket，不用 GitHub。", SATURDAY,
+     {"outcome": "commit", "value_has": ["bitbucket"]}),
+    ("standing-imperative", "Prefer Vitest for my projects, not Jest.", MONDAY,
+     {"outcome": "commit", "value_has": ["vitest"]}),
+    ("one-time-choice", "这次用 Bitbucket，不用 GitHub。", SATURDAY, {"outcome": "no_durable"}),
+    ("our-project", "我们项目决定用 Kotlin 重写安卓端。", SATURDAY,
+     {"outcome": "commit", "value_has": ["kotlin"]}),
 ]  # fmt: skip
 
 

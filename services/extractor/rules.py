@@ -34,6 +34,7 @@ from memwarden.shared.classifier import (
     SentenceFeatures,
     claim_offset,
     classify_span,
+    note_may_stand,
 )
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
@@ -51,7 +52,7 @@ from memwarden.shared.reltime import normalise_relative_times
 from memwarden.shared.secrets import contains_secret
 from memwarden.shared.segmenter import Sentence, split_sentences
 
-EXTRACTOR_VERSION = "rules-1.1"  # issue 15: new keys, events, ORDINAL_STRIDE 32
+EXTRACTOR_VERSION = "rules-1.2"  # issue 15 round 2: choice-over notes, standing imperatives
 
 CONFIDENCE_EXPLICIT = 0.9  # "remember that …", "请记住"
 CONFIDENCE_FIRST_PERSON = 0.8  # "I prefer …", "我一直用 …"
@@ -165,8 +166,11 @@ def _candidates(
     }
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
-    if not routed and instructed and claim and not features.has(Feature.GENERAL_FACT):
-        routed[_NOTE_KEY] = claim  # "remember that …" about the owner, fitting nothing narrower
+    # "remember that …" about the owner, a choice made over a named other ("I use Podman, not
+    # Docker") or a standing rule for their own work, fitting nothing narrower
+    general = features.has(Feature.GENERAL_FACT)
+    if not routed and claim and not general and note_may_stand(features, sentence):
+        routed[_NOTE_KEY] = claim
     return routed
 
 
@@ -244,7 +248,7 @@ def extract(
             value = candidates[key]
             if spec is None or spec.validate(value) is not None:
                 continue
-            if spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
+            if spec.explicit_only and not note_may_stand(features, sent.text):
                 continue
             if ungrounded_reason(value, sent.text, spec, turn.created_at) is not None:
                 continue  # never send what the gate would refuse as ungrounded

@@ -20,6 +20,7 @@ from memwarden.shared.classifier import (
     classify,
     classify_span,
     named_project,
+    note_may_stand,
 )
 from memwarden.shared.grounding import ungrounded_reason
 from memwarden.shared.models import (
@@ -264,7 +265,7 @@ def _check_durability(
         else:
             a.passed("session_task_fact")
     spec = registry.get(p.kind.value, p.normalized_key)
-    if spec is not None and spec.explicit_only and not features.has(Feature.EXPLICIT_INSTRUCTION):
+    if spec is not None and spec.explicit_only and not note_may_stand(features, span):
         a.reject.append("note_requires_explicit_instruction")
         return
     # A negated sentence is safe only when the value keeps the negation ("I don't eat meat"
