@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -62,6 +63,12 @@ def message_scope(message: Hashable | None) -> Iterator[None]:
         _memo.reset(token)
 
 
+def _exact(arg: Any) -> Any:
+    # Equal is not always the same: two aware datetimes at one instant in two zones compare
+    # equal but fall on different calendar days, which is what relative dates resolve to.
+    return (arg, arg.isoformat()) if isinstance(arg, datetime) else arg
+
+
 def per_batch(fn: _F) -> _F:
     """Wrap a pure function so that inside a message scope it runs once per arguments."""
 
@@ -70,7 +77,7 @@ def per_batch(fn: _F) -> _F:
         memo = _memo.get()
         if memo is None:
             return fn(*args)
-        key = (fn, *args)
+        key = (fn, *map(_exact, args))
         try:
             found = memo[key]
         except KeyError:

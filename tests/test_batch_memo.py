@@ -57,3 +57,20 @@ def test_memo__a_caller_editing_its_list_does_not_change_the_next_answer() -> No
     with batch_scope(), message_scope(("t", "m1", 1)):
         _scan("a").append("edited")
         assert _scan("a") == ["A"]
+
+
+def test_memo__the_same_instant_in_another_zone_is_another_question() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    seen: list[datetime] = []
+
+    @per_batch
+    def day(anchor: datetime) -> str:
+        seen.append(anchor)
+        return anchor.date().isoformat()
+
+    utc = datetime(2026, 5, 1, 23, 30, tzinfo=UTC)
+    tokyo = utc.astimezone(timezone(timedelta(hours=9)))
+    with batch_scope(), message_scope(("t", "m1", 1)):
+        assert (day(utc), day(tokyo), day(utc)) == ("2026-05-01", "2026-05-02", "2026-05-01")
+    assert len(seen) == 2
