@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memwarden.shared import classifier_cues as cues
+from memwarden.shared.batch_memo import per_batch
 from memwarden.shared.reltime import Granularity, find_relative_times
 from memwarden.shared.segmenter import split_sentences
 from memwarden.shared.textfold import folded_text
@@ -373,6 +374,7 @@ def _chosen_habit(body: str) -> bool:
     return bool(_CHOICE_OVER.search(body.strip()) and _PRESENT_HABIT.search(body))
 
 
+@per_batch  # the gate asks again for each check and proposal
 def classify(sentence: str) -> SentenceFeatures:
     """Classify one evidence sentence (SPEC §5.4). Deterministic; no anchor is needed.
 
@@ -552,6 +554,7 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     return frozenset(found)
 
 
+@per_batch  # the gate asks again for each check and proposal
 def classify_span(text: str, start: int, end: int) -> SentenceFeatures:
     """:func:`classify` of ``text[start:end]`` plus what the message around it leaves open."""
     own = classify(text[start:end])

@@ -154,6 +154,20 @@ def _chain() -> list[Processor]:
     ]
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted, not when the handler
+    was made: a stream swapped out and closed since (a test's capture, a daemon's redirect)
+    must not turn every later log line into a "Logging error" traceback."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: TextIO) -> None:
+        pass  # always the current sys.stderr
+
+
 def configure_logging(level: str, *, json: bool, stream: TextIO | None = None) -> None:
     """Route all logging to one handler on ``stream`` (stderr) at ``level``.
 
@@ -177,7 +191,7 @@ def configure_logging(level: str, *, json: bool, stream: TextIO | None = None) -
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         pass_foreign_args=True,
     )
-    handler = logging.StreamHandler(stream or sys.stderr)
+    handler = logging.StreamHandler(stream) if stream is not None else _StderrHandler()
     handler.set_name(_HANDLER_NAME)
     # The handler carries the level, so a capture handler added later (the eval's secret
     # scan) can see every record without this one printing them.

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memwarden.shared.batch_memo import per_batch
+
 
 class Granularity(StrEnum):
     DAY = "day"
@@ -358,6 +360,7 @@ def _blocked(sentence: str, m: re.Match[str]) -> bool:
     return before in ZH_DAY_BLOCK_BEFORE or after in ZH_DAY_BLOCK_AFTER
 
 
+@per_batch  # classifier and grounding each look for them in the same span
 def find_relative_times(sentence: str, anchor: dt.datetime) -> list[RelativeTime]:
     """Every relative time phrase in ``sentence``, resolved against ``anchor``'s calendar day.
 

@@ -61,6 +61,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 from memwarden.shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
+from memwarden.shared.batch_memo import per_batch
 from memwarden.shared.textfold import fold
 
 
@@ -353,6 +354,7 @@ def _resolve(raw: list[tuple[SecretKind, int, int]]) -> list[tuple[SecretKind, i
 _MASKED = "*•· \t\n/-:.,"
 
 
+@per_batch  # the gate asks again for each check and proposal
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every secret in ``text``, ordered by start, offsets into ``text`` as given.
 

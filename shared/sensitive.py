@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from memwarden.shared.batch_memo import per_batch
 from memwarden.shared.textfold import fold
 
 
@@ -293,6 +294,7 @@ _CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str], ...]], ...] = (
 )
 
 
+@per_batch  # the gate asks again for each check and proposal
 def sensitive_categories(text: str) -> list[SensitiveCategory]:
     """The sorted, unique sensitive categories whose cues occur in ``text``.
 

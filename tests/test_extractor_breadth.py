@@ -349,7 +349,7 @@ def _open_language_registry() -> Registry:
         ("Always reply to me in British English.", "British English", "British English"),
         ("以后都用繁體中文回复我。", "繁體中文", "繁體中文"),
         # a plain language: the registry's canonical form (BCP 47 tag and both names)
-        ("以后请用英文回复我。", "English", "en English 英语"),
+        ("以后请用英文回复我。", "en English 英语", "en English 英语"),
     ],
 )
 def test_route__a_language_variant_is_not_collapsed_where_the_registry_takes_it(

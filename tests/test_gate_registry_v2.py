@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memwarden.services.gate.io import decide_batch
 from memwarden.services.gate.records import GateContext
 from memwarden.services.ingest.io import ingest_turns
@@ -149,6 +151,7 @@ def _tenant_dir(tmp_path: Path, tenant: str, body: bytes | None = None) -> Path:
     return tmp_path
 
 
+@pytest.mark.spans_tenants  # decides for two tenants, as the gate stage does
 def test_gate_v2__a_tenant_key_is_known_to_its_tenant_only(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]], tmp_path: Path
 ) -> None:

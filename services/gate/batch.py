@@ -21,6 +21,7 @@ from memwarden.services.gate.checks import Assessment, StoredMessage, assess
 from memwarden.services.gate.commit import receipt_body
 from memwarden.services.gate.decide import CurrentFact, Verdict, decide
 from memwarden.services.gate.records import GateContext, Verified, log_decision, proposal_row
+from memwarden.shared.batch_memo import message_scope
 from memwarden.shared.canonical import claim_text, normalized_content_hash
 from memwarden.shared.db import Batch, Step, in_offset, in_param, insert_ignore_stmt, pairs_in
 from memwarden.shared.memory_state import (
@@ -309,13 +310,15 @@ def decide_wave(
             continue
         msg = reads.messages.get((v.p.tenant_id, v.p.evidence.message_id))
         review_all = reads.profiles.get(v.p.tenant_id, ctx.default_profile) == "review_all"
-        a = assess(
-            v.p,
-            msg,
-            ctx.registry_for(v.p.tenant_id),
-            review_all=review_all,
-            suppressed=_is_suppressed(v, msg, reads),
-        )
+        msg_key = None if msg is None else (msg.tenant_id, msg.message_id, msg.revision)
+        with message_scope(msg_key):  # its spans classified, its text scanned, once a batch
+            a = assess(
+                v.p,
+                msg,
+                ctx.registry_for(v.p.tenant_id),
+                review_all=review_all,
+                suppressed=_is_suppressed(v, msg, reads),
+            )
         a.review.extend(ctx.held_reasons(v.index))  # write-rate anomaly, rolled-back canary
         derived = resolve_derived_from(v, reads)
         if derived is None:

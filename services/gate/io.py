@@ -13,6 +13,7 @@ from memwarden.services.gate.batch import decide_wave, waves
 from memwarden.services.gate.checks import recompute_proposal_id
 from memwarden.services.gate.rates import record_batch, screen_batch
 from memwarden.services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
+from memwarden.shared.batch_memo import batch_scope
 from memwarden.shared.candidates import load_candidates
 from memwarden.shared.canonical import payload_hash
 from memwarden.shared.celery_app import Stage
@@ -108,6 +109,11 @@ def run_gate_stage(envelopes: list[Any], *, engine: Engine | None = None) -> Con
 def decide_many(conn: Connection, raw_proposals: list[Any], ctx: GateContext) -> list[Receipt]:
     """:func:`decide_batch` inside the caller's transaction (replay commits it with its
     checkpoint, or rolls it back in shadow mode). Same order, same receipts."""
+    with batch_scope():  # each span classified, each message scanned, once per batch
+        return _decide_many(conn, raw_proposals, ctx)
+
+
+def _decide_many(conn: Connection, raw_proposals: list[Any], ctx: GateContext) -> list[Receipt]:
     out: dict[int, Receipt] = {}
     ready: list[Verified] = []
     for index, raw in enumerate(raw_proposals):

@@ -15,7 +15,8 @@ from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held, run_at_barrier
 from tests.faults.workload import build
 
-pytestmark = [pytest.mark.faults, pytest.mark.postgres]
+# the test plays the stages, system processes over every tenant (row-level security)
+pytestmark = [pytest.mark.faults, pytest.mark.spans_tenants, pytest.mark.postgres]
 
 PROPOSALS = {str(Topic.PROPOSAL_SUBMITTED)}
 MEMORY_EVENTS = {str(Topic.MEMORY_COMMITTED), str(Topic.MEMORY_REVOKED)}

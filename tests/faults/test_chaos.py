@@ -31,7 +31,8 @@ from tests.faults.scenario import (
 )
 from tests.faults.workload import Workload, build
 
-pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.postgres]
+# the test plays the stages, system processes over every tenant (row-level security)
+pytestmark = [pytest.mark.faults, pytest.mark.spans_tenants, pytest.mark.slow, pytest.mark.postgres]
 
 CHUNKS = 4  # the workload arrives in parts, so faults land while work is in flight
 

@@ -39,7 +39,8 @@ from tests.faults.scenario import (
 )
 from tests.faults.workload import build
 
-pytestmark = [pytest.mark.faults, pytest.mark.slow]
+# the test plays the stages, system processes over every tenant (row-level security)
+pytestmark = [pytest.mark.faults, pytest.mark.spans_tenants, pytest.mark.slow]
 
 # A short retry budget for the consumers (about 0.5 + 1 s of backoff), so an outage of
 # OUTAGE_SECONDS certainly exhausts it: recovery must then come from outbox redelivery.

@@ -23,7 +23,8 @@ from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held
 from tests.faults.workload import build
 
-pytestmark = [pytest.mark.faults, pytest.mark.postgres]
+# the test plays the stages, system processes over every tenant (row-level security)
+pytestmark = [pytest.mark.faults, pytest.mark.spans_tenants, pytest.mark.postgres]
 
 SENTINEL = "poison-sentinel-value-7c1f"  # must never reach the dead-letter table
 

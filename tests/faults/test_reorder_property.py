@@ -32,7 +32,8 @@ from tests.conftest import turn_dict
 from tests.faults import oracle
 from tests.faults.stages import deliver, envelope_of
 
-pytestmark = [pytest.mark.faults]
+# the test plays the stages, system processes over every tenant (row-level security)
+pytestmark = [pytest.mark.faults, pytest.mark.spans_tenants]
 
 TENANT = "reorder"
 # (message, subject, minute, text): time order. u1 changes its mind in separate messages
