@@ -18,7 +18,8 @@ from memwarden.services.revalidation.commands import forget_message, revoke_mess
 from memwarden.shared.db import engine_for, migrate
 from memwarden.shared.models import Turn
 from memwarden.shared.schema import proposals
-from sqlalchemy import Engine, create_engine, select
+from memwarden.shared.tenant_scope import tenant_scope
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import OperationalError
 
 from tests.faults import oracle
@@ -107,6 +108,11 @@ class CommandIssuer(threading.Thread):
         self.issued = 0
 
     def run(self) -> None:
+        # a new thread starts with no scope; the issuer plays the owner's tools over TENANT
+        with tenant_scope(TENANT):
+            self._issue()
+
+    def _issue(self) -> None:
         while self.todo and time.monotonic() < self.deadline:
             try:
                 with self.engine.connect() as conn:
@@ -202,4 +208,5 @@ def assert_clean(outcome: Outcome) -> None:
 
 
 def pg_engine_for(url: str) -> Engine:
-    return create_engine(url, pool_pre_ping=True)
+    # the production engine: its begin hook carries the row-level security scope
+    return engine_for(url)
