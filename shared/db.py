@@ -146,9 +146,11 @@ def _ping_after_idle(engine: Engine, idle_seconds: float) -> None:
             raise DisconnectionError("stale pooled connection") from exc
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)
 def engine_for(url: str) -> Engine:
-    """One engine per URL per process."""
+    """One engine per URL per process. Never evicted: an engine dropped from a bounded cache
+    is garbage-collected with its pooled connections still open (a process uses one or two
+    URLs; a test session many)."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
     return _postgres_engine(url)
