@@ -45,13 +45,15 @@ RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
 
 
 def make_proposals(engine: Engine, tag: str, n: int, tenant: str | None = None) -> list[dict]:
-    """n committable proposals, each for its own subject (no fact-key contention)."""
+    """n committable proposals, each for its own subject and session (no fact-key
+    contention, and no scope that the write-rate watch would hold: a held scope sends its
+    proposals to review, and the benchmark would time that path instead of commits)."""
     registry = default_registry()
     turns = [
         Turn(
             tenant_id=tenant or f"bench-{tag}",
             subject_id=f"{tag}-s{i}" if tenant else f"s{i}",
-            session_id="s",
+            session_id=f"{tag}-c{i}",
             message_id=f"{tag}-m{i}" if tenant else f"m{i}",
             role="user",
             source="user_message",

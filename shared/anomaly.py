@@ -8,9 +8,10 @@ event goes on the feed. An owner or reviewer clears the hold (``memwarden holds 
 The gate calls two functions per batch, each a fixed number of statements whatever the
 batch size: :func:`screen` before deciding (reads the holds and the windowed counts of the
 batch's scopes, and trips scopes whose *proposal* rate, this batch included, is anomalous),
-and :func:`record` after (appends this batch's counts, trips scopes whose *commit* rate is
-anomalous, so later batches go to review, and places the holds). Counts are append-only
-``write_counts`` rows, so concurrent gate batches never wait on a shared counter row.
+and :func:`record` after (adds this batch's counts, trips scopes whose *commit* rate is
+anomalous, so later batches go to review, and places the holds). Counts are kept per scope,
+time bucket and gate process (``shared.write_counts``), so concurrent gate processes never
+wait on a shared counter row and the sums stay bounded whatever the traffic.
 
 The rule (:func:`tripped`, pure): the window holds at least ``minimum`` events *and* its
 rate exceeds ``factor`` times the rate of the baseline period before it. A scope with no
@@ -43,8 +44,15 @@ from memwarden.shared.holds import (
 )
 from memwarden.shared.models import Decision, Topic
 from memwarden.shared.outbox import emit_many
-from memwarden.shared.schema import messages, proposals, write_counts
-from sqlalchemy import Connection, case, delete, func, select
+from memwarden.shared.schema import proposals, write_counts
+from memwarden.shared.write_counts import (
+    BUCKETS_PER_WINDOW,
+    add_counts,
+    bucket_start,
+    read_scopes,
+    window_edges,
+)
+from sqlalchemy import Connection, delete, select
 
 # the write_counts column each gate decision is counted in
 DECISION_COLUMN = {
@@ -194,71 +202,63 @@ class Guard:
         }
 
 
-def sessions_of(conn: Connection, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """(tenant, message_id) -> session_id, one query."""
-    if not pairs:
-        return {}
-    rows = conn.execute(
-        select(messages.c.tenant_id, messages.c.message_id, messages.c.session_id).where(
-            pairs_in(conn, messages.c.tenant_id, messages.c.message_id, pairs)
-        )
-    )
-    return {(r.tenant_id, r.message_id): r.session_id for r in rows}
+@dataclass(frozen=True)
+class Proposed:
+    """A proposal as the gate knows it before reading the store: its session is read with
+    the holds and counts (:func:`screen`)."""
+
+    tenant_id: str
+    subject_id: str
+    message_id: str
+    extractor_version: str
+    proposal_id: str
 
 
-def _windowed(
-    conn: Connection, keys: set[tuple[str, str]], now: datetime, th: Thresholds
-) -> tuple[dict[tuple[str, str], Rate], dict[tuple[str, str], Rate]]:
-    """Proposal and commit counts of ``keys`` in the window and the baseline before it."""
-    if not keys:
-        return {}, {}
-    split = now - timedelta(seconds=th.window)
-    recent = write_counts.c.counted_at >= split
-    c = write_counts.c
-    rows = conn.execute(
-        select(
-            c.tenant_id,
-            c.scope,
-            func.sum(case((recent, c.proposals), else_=0)).label("p_recent"),
-            func.sum(case((recent, 0), else_=c.proposals)).label("p_older"),
-            func.sum(case((recent, c.committed), else_=0)).label("c_recent"),
-            func.sum(case((recent, 0), else_=c.committed)).label("c_older"),
-        )
-        .where(
-            pairs_in(conn, c.scope, c.tenant_id, {(s, t) for t, s in keys}),
-            c.counted_at >= now - timedelta(seconds=th.baseline),
-        )
-        .group_by(c.tenant_id, c.scope)
-    )
-    proposals, commits = {}, {}
-    for r in rows:
-        key = (r.tenant_id, r.scope)
-        if key not in keys:  # pairs_in matches a superset
-            continue
-        proposals[key] = Rate(int(r.p_recent or 0), int(r.p_older or 0))
-        commits[key] = Rate(int(r.c_recent or 0), int(r.c_older or 0))
-    return proposals, commits
-
-
-def screen(conn: Connection, writes: list[Write], now: datetime, th: Thresholds) -> Guard:
+def screen(
+    conn: Connection, proposed: list[Proposed], now: datetime, th: Thresholds
+) -> tuple[Guard, list[Write]]:
     """Before a batch is decided: its scopes' holds, and the scopes whose proposal rate with
-    this batch is anomalous (their proposals in this batch already go to review)."""
+    this batch is anomalous (their proposals in this batch already go to review); with the
+    batch as :class:`Write`s, in order. One round trip for the reads (``read_scopes``)."""
     guard = Guard(now, th)
+    if not proposed:
+        return guard, []
+    named = {
+        scope_name(kind, key)
+        for p in proposed
+        for kind, key in ((ScopeKind.SUBJECT, p.subject_id), (ScopeKind.PRODUCER, p.extractor_version))
+    }
+    window = window_edges(now, th.window, th.baseline) if th.enabled else None
+    reads = read_scopes(
+        conn, {(p.tenant_id, p.message_id) for p in proposed}, named, window=window
+    )
+    writes = [
+        Write(
+            p.tenant_id,
+            p.subject_id,
+            reads.sessions.get((p.tenant_id, p.message_id)),
+            p.extractor_version,
+            p.proposal_id,
+        )
+        for p in proposed
+    ]
     keys = {(w.tenant_id, s) for w in writes for s in w.scopes()}
-    if not keys:
-        return guard
-    found = holds_for(conn, {t for t, _ in keys}, {s for _, s in keys})
-    guard.holds = {(h.tenant_id, h.scope): h for h in found}
+    guard.holds = {
+        (h.tenant_id, h.scope): h for h in reads.holds if h.scope in {s for _, s in keys}
+    }
     if not th.enabled:
-        return guard
-    guard.proposal_rates, guard.commit_rates = _windowed(conn, keys, now, th)
+        return guard, writes
+    for key, (p_recent, p_older, c_recent, c_older) in reads.counts.items():
+        if key in keys:  # the lists match a superset
+            guard.proposal_rates[key] = Rate(p_recent, p_older)
+            guard.commit_rates[key] = Rate(c_recent, c_older)
     if _proposal_trips(guard, writes):
         # A redelivered batch is counted already: judge only proposals not yet decided. Read
         # only when something would trip, so the usual batch pays nothing for it.
         decided = _decided(conn, {(w.tenant_id, w.proposal_id) for w in writes})
         guard.trips = {}
         _proposal_trips(guard, [w for w in writes if (w.tenant_id, w.proposal_id) not in decided])
-    return guard
+    return guard, writes
 
 
 def _proposal_trips(guard: Guard, writes: list[Write]) -> bool:
@@ -291,15 +291,7 @@ def record(
             tally = tallies[(w.tenant_id, scope)]
             tally["proposals"] += 1
             tally[DECISION_COLUMN[decision]] += 1
-    if tallies:
-        conn.execute(
-            write_counts.insert(),
-            [
-                {"tenant_id": t, "scope": s, "counted_at": now}
-                | {col: tally[col] for col in ("proposals", *DECISION_COLUMN.values())}
-                for (t, s), tally in sorted(tallies.items())
-            ],
-        )
+    add_counts(conn, bucket_start(now, guard.th.window / BUCKETS_PER_WINDOW), tallies)
     if guard.th.enabled:
         for key, tally in sorted(tallies.items()):
             rate = guard.commit_rates.get(key, Rate())

@@ -10,6 +10,7 @@ reasons of each proposal inside one; an owner or reviewer clears a hold from the
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -68,16 +69,21 @@ class Hold:
         }
 
 
-def _hold(row: Any) -> Hold:
+def hold_from(row: Mapping[str, Any]) -> Hold:
+    """A hold from its ``review_holds`` row (a mapping)."""
     return Hold(
-        row.tenant_id,
-        row.scope,
-        row.reason,
-        json.loads(row.detail or "{}"),
-        row.created_at,
-        row.cleared_at,
-        row.cleared_by,
+        row["tenant_id"],
+        row["scope"],
+        row["reason"],
+        json.loads(row["detail"] or "{}"),
+        row["created_at"],
+        row["cleared_at"],
+        row["cleared_by"],
     )
+
+
+def _hold(row: Any) -> Hold:
+    return hold_from(row._mapping)
 
 
 def holds_for(conn: Connection, tenants: set[str], scopes: set[str]) -> list[Hold]:

@@ -648,8 +648,10 @@ curate_spans = Table(
 )
 
 # Gate decisions counted per scope ("subject:<id>", "session:<id>", "producer:<version>"),
-# one row per scope per gate batch. Append-only, so concurrent gate batches never wait on a
-# shared counter row; the anomaly detector and the canary monitor sum them over a window.
+# one row per scope, time bucket and writer (a gate process): each process adds to rows of
+# its own, so concurrent gate processes never wait on a shared counter row, and the rows a
+# windowed sum reads are bounded by buckets x processes, not by traffic. The anomaly
+# detector and the canary monitor sum them over a window (``shared.anomaly``).
 write_counts = Table(
     "write_counts",
     metadata,
@@ -665,7 +667,8 @@ write_counts = Table(
     Column("quarantined", Integer, nullable=False),
     Column("conflicted", Integer, nullable=False),
     Column("rejected", Integer, nullable=False),
-    Index(None, "scope", "tenant_id", "counted_at"),
+    Column("writer", String(64), nullable=False, server_default=text("''")),
+    Index(None, "scope", "tenant_id", "counted_at", "writer", unique=True),
     Index(None, "counted_at"),  # pruning past the baseline
 )
 

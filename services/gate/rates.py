@@ -4,15 +4,7 @@ statements per batch, before and after its decisions, never per proposal."""
 from __future__ import annotations
 
 from memwarden.services.gate.records import GateContext, Verified
-from memwarden.shared.anomaly import (
-    Guard,
-    Thresholds,
-    Write,
-    is_paused,
-    record,
-    screen,
-    sessions_of,
-)
+from memwarden.shared.anomaly import Guard, Proposed, Thresholds, is_paused, record, screen
 from memwarden.shared.config import get_settings
 from memwarden.shared.models import Receipt
 from sqlalchemy import Connection
@@ -24,11 +16,19 @@ def screen_batch(conn: Connection, ready: list[Verified], ctx: GateContext) -> G
     ctx.held = {}
     if not ctx.watch_rates or is_paused() or not ready:
         return None
-    sessions = sessions_of(conn, {(v.p.tenant_id, v.p.evidence.message_id) for v in ready})
-    writes = {v.index: _write(v, sessions) for v in ready}
-    guard = screen(conn, list(writes.values()), ctx.now, Thresholds.from_settings(get_settings()))
-    guard.writes = writes
-    for index, w in writes.items():
+    proposed = [
+        Proposed(
+            v.p.tenant_id,
+            v.p.subject_id,
+            v.p.evidence.message_id,
+            v.p.extractor_version,
+            v.p.proposal_id,
+        )
+        for v in ready
+    ]
+    guard, writes = screen(conn, proposed, ctx.now, Thresholds.from_settings(get_settings()))
+    guard.writes = {v.index: w for v, w in zip(ready, writes, strict=True)}
+    for index, w in guard.writes.items():
         reasons = guard.reasons(w)
         if reasons:
             ctx.held[index] = reasons
@@ -48,13 +48,3 @@ def record_batch(
         if i in out and out[i].decided_at == ctx.now
     ]
     record(conn, guard, decided, ctx.now)
-
-
-def _write(v: Verified, sessions: dict[tuple[str, str], str]) -> Write:
-    return Write(
-        v.p.tenant_id,
-        v.p.subject_id,
-        sessions.get((v.p.tenant_id, v.p.evidence.message_id)),
-        v.p.extractor_version,
-        v.p.proposal_id,
-    )
