@@ -22,7 +22,7 @@ from typing import Any
 from memwarden.shared.db import Batch, Step, in_param
 from memwarden.shared.holds import ALL_TENANTS, Hold, hold_from
 from memwarden.shared.schema import messages, review_holds, write_counts
-from sqlalchemy import Connection, bindparam, case, func, literal, or_, select
+from sqlalchemy import ARRAY, Connection, bindparam, case, func, literal, or_, select, union
 from sqlalchemy.dialects import postgresql, sqlite
 
 BUCKETS_PER_WINDOW = 20
@@ -151,6 +151,12 @@ def _session_scopes(conn: Connection) -> Any:
 
 
 def _named(conn: Connection, column: Any) -> Any:
+    """``column`` is one of the given scopes or a session scope of the batch's messages.
+    On PostgreSQL one semi-join over a UNION, so the (scope, …) index serves both; an OR of
+    the two would scan the table."""
+    if conn.dialect.name == "postgresql":
+        given = select(func.unnest(bindparam("scopes", type_=ARRAY(column.type))))
+        return column.in_(union(given, _session_scopes(conn)))
     return or_(in_param(conn, column, "scopes"), column.in_(_session_scopes(conn)))
 
 
