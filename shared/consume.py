@@ -25,10 +25,16 @@ from typing import Any
 
 from memwarden.shared import metrics
 from memwarden.shared.config import get_settings
-from memwarden.shared.db import get_engine, unit_of_work
+from memwarden.shared.db import Batch, get_engine, unit_of_work
 from memwarden.shared.dead_letters import dead_letter
-from memwarden.shared.inbox import first_deliveries
-from memwarden.shared.outbox import held_back, hold, mark_consumed
+from memwarden.shared.inbox import first_deliveries, queue_first_deliveries
+from memwarden.shared.outbox import (
+    held_back,
+    hold,
+    mark_consumed,
+    queue_hold,
+    queue_mark_consumed,
+)
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Connection, Engine
@@ -144,7 +150,6 @@ def _consume_in_transaction(
     ordered: bool,
     isolate: bool,
 ) -> ConsumeResult:
-    settings = get_settings()
     out = ConsumeResult()
     with unit_of_work(engine) as uow:
         conn = uow.conn
@@ -158,15 +163,9 @@ def _consume_in_transaction(
                     if isinstance(e.get("id"), int) and e.get("order") and e["order"][0]
                 ],
             )
-            hold(
-                conn,
-                sorted(held),
-                redeliver_seconds=settings.redeliver_seconds,
-                hold_seconds=settings.hold_seconds,
-            )
         active = [e for e in envelopes if e.get("id") not in held]
         keyed = [e["key"] for e in active if e.get("key")]
-        first = first_deliveries(conn, stage, sorted(set(keyed)))
+        first = _book(conn, stage, sorted(held), active, sorted(set(keyed)))
         fresh: list[dict[str, Any]] = []
         for env in active:
             key = env.get("key")
@@ -187,9 +186,34 @@ def _consume_in_transaction(
                 if is_transient(exc):
                     raise
                 raise _BatchFailed(stage) from exc
-        mark_consumed(conn, [e["id"] for e in active if isinstance(e.get("id"), int)])
         uow.commit()
     return out
+
+
+def _book(
+    conn: Connection, stage: str, held: list[int], active: list[dict[str, Any]], keys: list[str]
+) -> set[str]:
+    """The batch's bookkeeping before its effects: held events due again later, the inbox
+    (returns the keys seen for the first time), and ``consumed_at`` on every active event.
+    Marking before the effects is safe: it is the same transaction, so it commits with them
+    or not at all. One round trip on PostgreSQL."""
+    settings = get_settings()
+    ids = [e["id"] for e in active if isinstance(e.get("id"), int)]
+    timing = {
+        "redeliver_seconds": settings.redeliver_seconds,
+        "hold_seconds": settings.hold_seconds,
+    }
+    if conn.dialect.name != "postgresql":
+        hold(conn, held, **timing)
+        first = first_deliveries(conn, stage, keys)
+        mark_consumed(conn, ids)
+        return first
+    batch = Batch(conn)
+    queue_hold(batch, held, **timing)
+    step = queue_first_deliveries(batch, stage, keys)
+    queue_mark_consumed(batch, ids)
+    batch.send()
+    return set() if step is None else {r["event_key"] for r in step.rows}
 
 
 def _apply_one_by_one(

@@ -4,6 +4,7 @@ IMMEDIATE."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_log = logging.getLogger("memwarden.db")
 
 
 def utcnow() -> datetime:
@@ -171,6 +173,43 @@ def engine_scope(engine: Engine) -> Iterator[Engine]:
         _scoped_engine.reset(token)
 
 
+# conn.info key: callables a unit of work runs once its transaction has committed (see
+# ``after_commit``), and the marks of open savepoints into that list.
+AFTER_COMMIT = "memwarden_after_commit"
+_SAVEPOINT_MARKS = "memwarden_after_commit_marks"
+
+
+def after_commit(conn: Connection, callback: Any) -> bool:
+    """Run ``callback()`` after the caller's unit of work commits; dropped if it rolls back
+    (or the savepoint it was registered in does). False when ``conn`` is not in a unit of
+    work, so nothing will run: the caller must not rely on it."""
+    callbacks = conn.info.get(AFTER_COMMIT)
+    if callbacks is None:
+        return False
+    callbacks.append(callback)
+    return True
+
+
+@event.listens_for(Engine, "savepoint")
+def _mark_savepoint(conn: Connection, name: str) -> None:
+    if AFTER_COMMIT in conn.info:
+        conn.info.setdefault(_SAVEPOINT_MARKS, []).append(len(conn.info[AFTER_COMMIT]))
+
+
+@event.listens_for(Engine, "rollback_savepoint")
+def _undo_savepoint(conn: Connection, name: str, context: Any) -> None:
+    marks = conn.info.get(_SAVEPOINT_MARKS)
+    if marks:
+        del conn.info[AFTER_COMMIT][marks.pop() :]
+
+
+@event.listens_for(Engine, "release_savepoint")
+def _release_savepoint(conn: Connection, name: str, context: Any) -> None:
+    marks = conn.info.get(_SAVEPOINT_MARKS)
+    if marks:
+        marks.pop()
+
+
 class UnitOfWork:
     """One transaction. It rolls back unless ``commit()`` is called."""
 
@@ -181,6 +220,13 @@ class UnitOfWork:
     def commit(self) -> None:
         self.conn.commit()
         self._committed = True
+        callbacks = self.conn.info.pop(AFTER_COMMIT, None) or []
+        self.conn.info.pop(_SAVEPOINT_MARKS, None)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # committed already; what a callback hands on is redelivered
+                _log.warning("an after-commit step failed; the outbox redelivers", exc_info=True)
 
     @property
     def committed(self) -> bool:
@@ -197,10 +243,13 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
     engine = engine or get_engine()
     with engine.connect() as conn:
         conn.begin()
+        conn.info[AFTER_COMMIT] = []
         uow = UnitOfWork(conn)
         try:
             yield uow
         finally:
+            conn.info.pop(AFTER_COMMIT, None)
+            conn.info.pop(_SAVEPOINT_MARKS, None)
             if not uow.committed and conn.in_transaction():
                 conn.rollback()
 

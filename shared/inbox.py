@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
-from memwarden.shared.db import utcnow
+from memwarden.shared.db import Batch, Step, utcnow
 from memwarden.shared.schema import processed_events
 from sqlalchemy import Connection, text
 from sqlalchemy.dialects import sqlite
+
+# One array parameter: a statement of fixed text whatever the batch size, where a multi-row
+# VALUES is compiled anew (and parsed by the server) for every batch.
+_FIRST_PG = (
+    "INSERT INTO processed_events (consumer, event_key, processed_at) "
+    "SELECT :consumer, key, :now FROM unnest(CAST(:keys AS text[])) AS key "
+    "ON CONFLICT (consumer, event_key) DO NOTHING RETURNING event_key"
+)
+
+
+def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
+    """``first_deliveries`` queued on a PostgreSQL batch: after ``send()`` the step's rows
+    hold the new keys (``event_key``); None when there are no keys."""
+    keys = list(dict.fromkeys(event_keys))
+    if not keys:
+        return None
+    params = {"consumer": consumer, "now": utcnow(), "keys": keys}
+    return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
 
 
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
@@ -19,18 +37,8 @@ def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> 
         return set()
     now = utcnow()
     if conn.dialect.name == "postgresql":
-        # One array parameter: a statement of fixed text whatever the batch size, where a
-        # multi-row VALUES is compiled anew (and parsed by the server) for every batch.
-        return set(
-            conn.execute(
-                text(
-                    "INSERT INTO processed_events (consumer, event_key, processed_at) "
-                    "SELECT :consumer, key, :now FROM unnest(CAST(:keys AS text[])) AS key "
-                    "ON CONFLICT (consumer, event_key) DO NOTHING RETURNING event_key"
-                ),
-                {"consumer": consumer, "now": now, "keys": keys},
-            ).scalars()
-        )
+        rows = conn.execute(text(_FIRST_PG), {"consumer": consumer, "now": now, "keys": keys})
+        return set(rows.scalars())
     dialect_insert = sqlite.insert
     stmt = (
         dialect_insert(processed_events)

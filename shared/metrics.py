@@ -178,13 +178,15 @@ def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
         QUEUE_DEPTH.labels(queue).set(depth)
 
 
-def redis_llen(broker_url: str) -> Callable[[list[str]], list[int]] | None:
+def redis_llen(broker_url: str, timeout: float = 5.0) -> Callable[[list[str]], list[int]] | None:
     """A list-length reader for a Redis broker, or None for any other transport."""
     if broker_url.split("://", 1)[0] not in ("redis", "rediss"):
         return None
     import redis
 
-    client = redis.Redis.from_url(broker_url, socket_timeout=5, socket_connect_timeout=5)
+    client = redis.Redis.from_url(
+        broker_url, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
 
     def llen(keys: list[str]) -> list[int]:
         pipe = client.pipeline(transaction=False)

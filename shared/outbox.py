@@ -11,15 +11,24 @@ the source of truth.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memwarden.shared.db import Batch, dumps, in_list, utcnow
+from memwarden.shared import handoff
+from memwarden.shared.db import (
+    AFTER_COMMIT,
+    Batch,
+    after_commit,
+    dumps,
+    in_list,
+    in_param,
+    utcnow,
+)
 from memwarden.shared.models import FEED_ONLY_TOPICS, Topic
 from memwarden.shared.schema import dead_letters, outbox
-from sqlalchemy import Connection, and_, func, or_, select, text, update
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, text, update
 
 NOTIFY_CHANNEL = "memwarden_outbox"
 
@@ -77,32 +86,81 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
 
 
 def queue_events(batch: Batch, events: list[Event]) -> None:
-    """``emit_many`` queued on the caller's batch (sent with its other statements)."""
+    """``emit_many`` queued on the caller's batch (sent with its other statements).
+
+    With direct handoff (``shared.handoff``) the events bound for a stage are written as
+    published and handed to the broker after the caller's unit of work commits; the rest
+    (feed-only, unknown topics, embedded mode) wait for a relay as before."""
     if not events:
         return
     now = utcnow()
-    batch.add(
-        "outbox.emit",
-        lambda _conn: outbox.insert(),
-        [
-            {
-                "topic": str(e[0]),
-                "event_key": e[1],
-                "tenant_id": e[2],
-                "payload": dumps(e[3]),
-                "created_at": now,
-                "ordering_key": e[4] if len(e) > 4 else None,
-                "ordering_seq": e[5] if len(e) > 5 else None,
-                # feed-only events have no consumer stage: born consumed, never relayed
-                "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
-            }
-            for e in events
-        ],
-    )
+    rows = [
+        {
+            "topic": str(e[0]),
+            "event_key": e[1],
+            "tenant_id": e[2],
+            "payload": dumps(e[3]),
+            "created_at": now,
+            "ordering_key": e[4] if len(e) > 4 else None,
+            "ordering_seq": e[5] if len(e) > 5 else None,
+            # feed-only events have no consumer stage: born consumed, never relayed
+            "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
+        }
+        for e in events
+    ]
+    if handoff.enabled(batch.conn) and AFTER_COMMIT in batch.conn.info:
+        busy = handoff.busy_stages()
+        if busy is not None:
+            from memwarden.shared.celery_app import ROUTES
+
+            def goes(row: dict[str, Any]) -> bool:
+                route = ROUTES.get(row["topic"])
+                return route is not None and route[1].value not in busy
+
+            _queue_handoff(batch, [r for r in rows if goes(r)], now)
+            rows = [r for r in rows if not goes(r)]
+    if not rows:
+        return
+    batch.add("outbox.emit", lambda _conn: outbox.insert(), rows)
     if batch.conn.dialect.name == "postgresql":
         # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
         # instead of at their next poll. Polling stays the guarantee.
         batch.add("outbox.notify", lambda _conn: text(f"NOTIFY {NOTIFY_CHANNEL}"))
+
+
+# Rows written as published, in the order given, returning what their envelopes need: one
+# statement (and one compiled, prepared form) whatever the number of rows.
+_HANDOFF_SQL = """
+INSERT INTO outbox (topic, event_key, tenant_id, payload, created_at, sent_at, publish_count,
+    ordering_key, ordering_seq)
+SELECT t.topic, t.event_key, t.tenant_id, t.payload, :now, :now, 1, t.ordering_key,
+    t.ordering_seq
+FROM unnest(CAST(:topics AS text[]), CAST(:keys AS text[]), CAST(:tenants AS text[]),
+    CAST(:payloads AS text[]), CAST(:ordering_keys AS text[]), CAST(:ordering_seqs AS bigint[]))
+    WITH ORDINALITY AS t(topic, event_key, tenant_id, payload, ordering_key, ordering_seq, n)
+ORDER BY t.n
+RETURNING id, topic, event_key, tenant_id, payload, publish_count, ordering_key, ordering_seq
+"""
+
+
+def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> None:
+    if not rows:
+        return
+    step = batch.add(
+        "outbox.handoff",
+        lambda _conn: text(_HANDOFF_SQL),
+        {
+            "now": now,
+            "topics": [r["topic"] for r in rows],
+            "keys": [r["event_key"] for r in rows],
+            "tenants": [r["tenant_id"] for r in rows],
+            "payloads": [r["payload"] for r in rows],
+            "ordering_keys": [r["ordering_key"] for r in rows],
+            "ordering_seqs": [r["ordering_seq"] for r in rows],
+        },
+    )
+    # step.rows is filled when the batch is sent, which is before the commit
+    after_commit(batch.conn, lambda: handoff.publish([_event_of_row(r) for r in step.rows]))
 
 
 def order_seq(said_at: datetime) -> int:
@@ -117,15 +175,19 @@ def event_of(r: Any) -> OutboxEvent:
 
 
 def _event(r: Any) -> OutboxEvent:
+    return _event_of_row(r._mapping)
+
+
+def _event_of_row(r: Mapping[str, Any]) -> OutboxEvent:
     return OutboxEvent(
-        r.id,
-        r.topic,
-        r.event_key,
-        r.tenant_id,
-        json.loads(r.payload),
-        int(r.publish_count or 0),
-        r.ordering_key,
-        r.ordering_seq,
+        r["id"],
+        r["topic"],
+        r["event_key"],
+        r["tenant_id"],
+        json.loads(r["payload"]),
+        int(r["publish_count"] or 0),
+        r["ordering_key"],
+        r["ordering_seq"],
     )
 
 
@@ -292,12 +354,42 @@ def mark_consumed(conn: Connection, ids: list[int], now: datetime | None = None)
         )
 
 
+def queue_mark_consumed(batch: Batch, ids: list[int]) -> None:
+    """``mark_consumed`` queued on the caller's batch."""
+    if ids:
+        batch.add(
+            "outbox.consumed",
+            lambda conn: update(outbox)
+            .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+            .values(consumed_at=bindparam("now", type_=outbox.c.consumed_at.type)),
+            {"ids": sorted(ids), "now": utcnow()},
+        )
+
+
+def queue_hold(
+    batch: Batch, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
+) -> None:
+    """``hold`` queued on the caller's batch."""
+    if ids:
+        batch.add(
+            "outbox.hold",
+            lambda conn: update(outbox)
+            .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+            .values(sent_at=bindparam("due", type_=outbox.c.sent_at.type), claimed_until=None),
+            {"ids": sorted(ids), "due": _held_until(redeliver_seconds, hold_seconds)},
+        )
+
+
+def _held_until(redeliver_seconds: float, hold_seconds: float) -> datetime:
+    return utcnow() - timedelta(seconds=max(redeliver_seconds - hold_seconds, 0))
+
+
 def hold(
     conn: Connection, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
 ) -> None:
     """Not consumed now, due again in ``hold_seconds``: its redelivery clock is set back."""
     if ids:
-        due = utcnow() - timedelta(seconds=max(redeliver_seconds - hold_seconds, 0))
+        due = _held_until(redeliver_seconds, hold_seconds)
         conn.execute(
             update(outbox)
             .where(in_list(conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))

@@ -181,12 +181,12 @@ class UnknownTopic(ValueError):
     """An outbox row whose topic routes to no stage."""
 
 
-def redis_busy_queues(broker_url: str) -> BusyQueues | None:
+def redis_busy_queues(broker_url: str, timeout: float = 5.0) -> BusyQueues | None:
     """The stage queues holding messages in a Redis broker (None for other transports)."""
     from memwarden.shared.celery_app import Stage
     from memwarden.shared.metrics import redis_llen
 
-    llen = redis_llen(broker_url)
+    llen = redis_llen(broker_url, timeout)
     if llen is None:
         return None
     queues = [stage.value for stage in Stage]
