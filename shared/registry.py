@@ -39,6 +39,9 @@ class Sensitivity(StrEnum):
     FORBIDDEN = "forbidden"
 
 
+FORMS_MEMO_SIZE = 4096
+
+
 def fold(text: str) -> str:
     """Case- and width-insensitive form used for alias lookups and grounding."""
     return unicodedata.normalize("NFKC", text).casefold().strip()
@@ -63,6 +66,8 @@ class KeySpec:
     key_aliases: dict[str, list[str]] = field(default_factory=dict)
     languages: LanguageTable | None = field(default=None, repr=False, compare=False)
     _alias_index: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # canonical value -> its surface forms: asked for every sentence, the same each time
+    _forms: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def canonical(self, raw: str) -> str | None:
         """The canonical value for ``raw`` via the normalisation table, or None.
@@ -75,6 +80,14 @@ class KeySpec:
 
     def surface_forms(self, canonical_value: str) -> list[str]:
         """Every way ``canonical_value`` may appear in a sentence (itself included)."""
+        known = self._forms.get(canonical_value)
+        if known is None:
+            known = self._surface_forms(canonical_value)
+            if len(self._forms) < FORMS_MEMO_SIZE:  # values may be anything a proposal says
+                self._forms[canonical_value] = known
+        return list(known)
+
+    def _surface_forms(self, canonical_value: str) -> list[str]:
         forms = {fold(canonical_value)}
         if self.languages is not None:
             tag = self.languages.resolve(canonical_value)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from memwarden.shared.grounding import form_pattern
 from memwarden.shared.registry import fold
@@ -136,6 +137,17 @@ EN_TOOL_VERB = (
 ZH_TOOL_VERB = r"(?:部署在|跑在|托管在|放在|运行在|首选|是|都在|都用|只用|一般用|平时用)"
 
 
+@cache
+def _tool_forms(key: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """(canonical, form, pattern) of ``key``'s tools in the order they are tried (longest
+    form first within a tool): the catalogue is fixed, so built once per process."""
+    return tuple(
+        (canonical, form, form_pattern(fold(form)))
+        for canonical, forms in TOOLS[key].items()
+        for form in sorted(forms, key=len, reverse=True)
+    )
+
+
 def _stated_positions(
     folded: str, key: str, before: Callable[[int], bool]
 ) -> dict[str, list[tuple[int, str]]]:
@@ -143,17 +155,21 @@ def _stated_positions(
     keyed = bool(re.search(KEY_NOUNS[key], folded))
     found: dict[str, list[tuple[int, str]]] = {}
     taken: list[tuple[int, int]] = []
-    for canonical, forms in TOOLS[key].items():
-        for form in sorted(forms, key=len, reverse=True):
-            if form in AMBIGUOUS_FORMS and not keyed:
-                continue
-            for m in form_pattern(fold(form)).finditer(folded):
-                if any(s < m.end() and m.start() < e for s, e in taken):
-                    continue  # "arch linux" already holds "arch", "linux"
-                taken.append((m.start(), m.end()))
-                if keyed or before(m.start()):
-                    found.setdefault(canonical, []).append((m.start(), form))
+    for canonical, form, pattern in _tool_forms(key):
+        if form in AMBIGUOUS_FORMS and not keyed:
+            continue
+        for m in pattern.finditer(folded):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue  # "arch linux" already holds "arch", "linux"
+            taken.append((m.start(), m.end()))
+            if keyed or before(m.start()):
+                found.setdefault(canonical, []).append((m.start(), form))
     return found
+
+
+@cache
+def _raw_pattern(form: str) -> str:
+    return form_pattern(fold(form)).pattern
 
 
 def tool_mention(
@@ -166,5 +182,5 @@ def tool_mention(
         return None
     (hits,) = keep.values()
     form = next(form for p, form in hits if not rejected(p))
-    m = re.search(form_pattern(fold(form)).pattern, raw, re.I)
+    m = re.search(_raw_pattern(form), raw, re.I)
     return m.group(0) if m else None
