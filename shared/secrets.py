@@ -153,6 +153,19 @@ _VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
 )
 
 _OPENAI_LEGACY = frozenset(OpenAIDetector.denylist)
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """``pattern`` as a group that keeps its own flags inside a larger alternation."""
+    flags = "".join(f for f, bit in (("a", re.A), ("i", re.I), ("m", re.M), ("s", re.S),
+                                     ("x", re.X)) if pattern.flags & bit)  # fmt: skip
+    return f"(?{flags}:{pattern.pattern})"
+
+
+# Every vendor pattern (but the legacy OpenAI one, gated by its marker) as one alternation:
+# at any position it matches exactly when one of them does, so when it finds nothing
+# anywhere no pattern would, and the per-pattern scans (most of the cost) are skipped.
+_ANY_VENDOR = re.compile("|".join(_scoped(p) for _, p, _, _ in _VENDOR if p not in _OPENAI_LEGACY))
 _AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{16}", re.IGNORECASE)
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 _JWT = re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
@@ -185,6 +198,17 @@ _RANK = {
 
 
 def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if "T3BlbkFJ" in text or _ANY_VENDOR.search(text):
+        yield from _vendor_patterns(text)
+    if _AWS_CONTEXT.search(text):
+        for m in _AWS_SECRET.finditer(text):
+            token = m.group()
+            # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
+            if not token.islower() and not token.isupper() and not token.isalpha():
+                yield _K.AWS_SECRET_KEY, m.start(), m.end()
+
+
+def _vendor_patterns(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     for kind, pattern, group, extend in _VENDOR:
         if pattern in _OPENAI_LEGACY and "T3BlbkFJ" not in text:
             continue  # its leading [..]* is quadratic on "sk-sk-sk-…"; the marker is required
@@ -197,12 +221,6 @@ def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
             while extend and end < len(text) and _TOKEN_CHAR.match(text[end]):
                 end += 1
             yield kind, start, end
-    if _AWS_CONTEXT.search(text):
-        for m in _AWS_SECRET.finditer(text):
-            token = m.group()
-            # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
-            if not token.islower() and not token.isupper() and not token.isalpha():
-                yield _K.AWS_SECRET_KEY, m.start(), m.end()
 
 
 def _jwt_header_has_alg(token: str) -> bool:
@@ -220,8 +238,18 @@ def _jwts(text: str) -> Iterator[tuple[SecretKind, int, int]]:
             yield _K.JWT, m.start(), m.end()
 
 
+# detect-secrets' markers are plain text ("BEGIN RSA PRIVATE KEY"): one that is not a
+# substring of the text cannot match, and the substring test is far cheaper than a scan.
+_PLAIN_MARKER = {
+    p: not p.flags & (re.I | re.X) and not any(c in p.pattern for c in "\\.^$*+?{}[]|()")
+    for p in PrivateKeyDetector.denylist
+}
+
+
 def _private_keys(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     for pattern in PrivateKeyDetector.denylist:
+        if _PLAIN_MARKER[pattern] and pattern.pattern not in text:
+            continue
         for m in pattern.finditer(text):
             start = text.rfind("-----", max(0, m.start() - 6), m.start())
             start = m.start() if start < 0 else start
@@ -265,8 +293,9 @@ def _overlap_test(taken: list[tuple[SecretKind, int, int]]) -> Callable[[int, in
 def _high_entropy(
     text: str, taken: list[tuple[SecretKind, int, int]]
 ) -> Iterator[tuple[SecretKind, int, int]]:
-    overlaps = _overlap_test(taken)
+    overlaps = None  # built at the first token: most texts have none
     for m in _ENTROPY_TOKEN.finditer(text):
+        overlaps = overlaps or _overlap_test(taken)
         if overlaps(m.start(), m.end()):
             continue  # already named by a more specific layer ("TOKEN=ghp_…")
         lo = max(0, m.start() - 2048)  # no URL is longer; keeps long texts linear
@@ -283,7 +312,8 @@ def _context_entropy(
 ) -> Iterator[tuple[SecretKind, int, int]]:
     """Tokens random enough to be keys, with a key word shortly before them. Without the
     word, a 32-hex string is as likely a commit or a checksum; with it, it is the key."""
-    if not _KEY_CONTEXT.search(text):
+    # The token scan is the cheaper of the two tests; both must find something.
+    if not _CONTEXT_TOKEN.search(text) or not _KEY_CONTEXT.search(text):
         return
     overlaps = _overlap_test(taken)
     for m in _CONTEXT_TOKEN.finditer(text):
