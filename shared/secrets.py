@@ -62,6 +62,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 from memwarden.shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
 from memwarden.shared.batch_memo import per_batch
+from memwarden.shared.cue_words import CueWords
 from memwarden.shared.textfold import fold
 
 
@@ -167,6 +168,7 @@ def _scoped(pattern: re.Pattern[str]) -> str:
 # anywhere no pattern would, and the per-pattern scans (most of the cost) are skipped.
 _ANY_VENDOR = re.compile("|".join(_scoped(p) for _, p, _, _ in _VENDOR if p not in _OPENAI_LEGACY))
 _AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{16}", re.IGNORECASE)
+_AWS_WORDS = CueWords("aws|amazon|akia|asia")  # in every match of the pattern above
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 _JWT = re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2[^\n]*----")
@@ -175,6 +177,10 @@ _KEY_CONTEXT = re.compile(
     r"(?i)(?:api|access|secret|private|auth|app|client|license|signing|encryption|master"
     r"|webhook|bearer|session|refresh)[ _-]?(?:key|token|secret|id)|\b(?:key|token|secret"
     r"|credential|creds|totp|otp|2fa|mfa|seed|hmac|salt|signature)s?\b|密钥|秘钥|令牌|凭证"
+)
+# Words every match of the pattern above holds: most texts have none and skip it.
+_KEY_CONTEXT_WORDS = CueWords(
+    "key|token|secret|id|cred|otp|2fa|mfa|seed|hmac|salt|signature|密钥|秘钥|令牌|凭证"
 )
 _HASH_CONTEXT = re.compile(
     r"(?i)\b(?:commit|sha(?:1|256|512)?|hash|checksum|digest|md5|rev(?:ision)?|fingerprint)\b"
@@ -200,7 +206,7 @@ _RANK = {
 def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     if "T3BlbkFJ" in text or _ANY_VENDOR.search(text):
         yield from _vendor_patterns(text)
-    if _AWS_CONTEXT.search(text):
+    if _AWS_WORDS.may_occur(text) and _AWS_CONTEXT.search(text):
         for m in _AWS_SECRET.finditer(text):
             token = m.group()
             # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
@@ -313,7 +319,9 @@ def _context_entropy(
     """Tokens random enough to be keys, with a key word shortly before them. Without the
     word, a 32-hex string is as likely a commit or a checksum; with it, it is the key."""
     # The token scan is the cheaper of the two tests; both must find something.
-    if not _CONTEXT_TOKEN.search(text) or not _KEY_CONTEXT.search(text):
+    if not _CONTEXT_TOKEN.search(text) or not _KEY_CONTEXT_WORDS.may_occur(text):
+        return
+    if not _KEY_CONTEXT.search(text):
         return
     overlaps = _overlap_test(taken)
     for m in _CONTEXT_TOKEN.finditer(text):

@@ -1,0 +1,32 @@
+import re
+import sys
+
+import pytest
+from memwarden.shared.cue_words import _CASE_TWINS, CueWords
+
+
+def test_cue_words__only_the_four_twins_match_an_ascii_letter_in_another_case():
+    # The module's premise, checked against this interpreter's re over every code point.
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    others = {
+        chr(c)
+        for c in range(0x80, sys.maxunicode + 1)
+        if not 0xD800 <= c < 0xE000 and letter.fullmatch(chr(c))
+    }
+    assert others == set(_CASE_TWINS.pattern[1:-1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "My PASSWORD", "pasS", "a ſecret", "ﬁle KEY", "\u212aey", "\u0130d card", "密码是", "nothing"],
+)
+def test_cue_words__agrees_with_a_case_insensitive_search(text):
+    words = "pass|key|secret|id card|码"
+    assert CueWords(words).may_occur(text) == bool(re.search(words, text, re.IGNORECASE))
+
+
+def test_cue_words__refuses_regex_syntax_and_upper_case():
+    with pytest.raises(ValueError):
+        CueWords("pass(word)?")
+    with pytest.raises(ValueError):
+        CueWords("Pass")
