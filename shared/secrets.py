@@ -239,23 +239,21 @@ def _jwt_header_has_alg(token: str) -> bool:
 
 
 def _jwts(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if "eyJ" not in text:
+        return  # the pattern's fixed start; the scan would try every position
     for m in _JWT.finditer(text):
         if _jwt_header_has_alg(m.group()) and JwtTokenDetector.is_formally_valid(m.group()):
             yield _K.JWT, m.start(), m.end()
 
 
-# detect-secrets' markers are plain text ("BEGIN RSA PRIVATE KEY"): one that is not a
-# substring of the text cannot match, and the substring test is far cheaper than a scan.
-_PLAIN_MARKER = {
-    p: not p.flags & (re.I | re.X) and not any(c in p.pattern for c in "\\.^$*+?{}[]|()")
-    for p in PrivateKeyDetector.denylist
-}
+# All of detect-secrets' key markers in one scan, skipped like _ANY_VENDOR.
+_ANY_PEM = re.compile("|".join(map(_scoped, PrivateKeyDetector.denylist)))
 
 
 def _private_keys(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if not _ANY_PEM.search(text):
+        return
     for pattern in PrivateKeyDetector.denylist:
-        if _PLAIN_MARKER[pattern] and pattern.pattern not in text:
-            continue
         for m in pattern.finditer(text):
             start = text.rfind("-----", max(0, m.start() - 6), m.start())
             start = m.start() if start < 0 else start
@@ -353,8 +351,10 @@ _UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
 
 
 def _catalogue(text: str) -> Iterator[tuple[SecretKind, int, int]]:
-    uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []
+    uuids = None  # found at the first finding: most texts have none
     for rule_id, start, end in secret_catalogue.find_catalogued(text):
+        if uuids is None:
+            uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []
         if any(u_start < start and end <= u_end for u_start, u_end in uuids):
             continue  # a prefix rule ("EAAA…") firing on the inner groups of a UUID
         yield _CATALOGUE_KIND.get(rule_id, _K.VENDOR_TOKEN), start, end
