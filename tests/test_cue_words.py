@@ -2,6 +2,8 @@ import re
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from memwarden.shared.cue_words import _CASE_TWINS, CueWords
 
 
@@ -30,3 +32,11 @@ def test_cue_words__refuses_regex_syntax_and_upper_case():
         CueWords("pass(word)?")
     with pytest.raises(ValueError):
         CueWords("Pass")
+
+
+_WORDS = "pass|pw|key|id card|ssn|码|令"
+
+
+@given(st.text(alphabet="paswordkeyidcrsnPASWORDKEYIDCRSN 码令\u0130\u0131\u017f\u212a-_x"))
+def test_cue_words__never_disagrees_with_a_case_insensitive_search(text):
+    assert CueWords(_WORDS).may_occur(text) == bool(re.search(_WORDS, text, re.IGNORECASE))
