@@ -19,14 +19,14 @@ _CASE_TWINS = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 class CueWords:
-    """``words``: an alternation of plain lower-case words (ASCII or caseless characters,
-    such as Chinese), no other regex syntax."""
+    """``words``: an alternation of plain words in lower-case ASCII or caseless characters
+    (Chinese, which ``re.IGNORECASE`` matches only to themselves), no other regex syntax."""
 
     def __init__(self, words: str) -> None:
-        if any(c in words for c in "\\.^$*+?{}[]()") or any(
-            not c.isascii() and c.lower() + c.upper() != c + c or c.isupper() for c in words
-        ):
-            raise ValueError("cue words must be plain lower-case or caseless words")
+        syntax = any(c in words for c in "\\.^$*+?{}[]()")
+        cased = any(c.isupper() if c.isascii() else c.lower() != c.upper() for c in words)
+        if syntax or cased:
+            raise ValueError("cue words must be plain lower-case ASCII or caseless words")
         self._lower = re.compile(words)
         self._any_case = re.compile(words, re.IGNORECASE)
 

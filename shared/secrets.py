@@ -158,6 +158,8 @@ _OPENAI_LEGACY = frozenset(OpenAIDetector.denylist)
 
 def _scoped(pattern: re.Pattern[str]) -> str:
     """``pattern`` as a group that keeps its own flags inside a larger alternation."""
+    if "(?P=" in pattern.pattern or re.search(r"\\[1-9]", pattern.pattern):
+        raise ValueError("a back-reference would point elsewhere inside an alternation")
     flags = "".join(f for f, bit in (("a", re.A), ("i", re.I), ("m", re.M), ("s", re.S),
                                      ("x", re.X)) if pattern.flags & bit)  # fmt: skip
     return f"(?{flags}:{pattern.pattern})"
@@ -297,7 +299,7 @@ def _overlap_test(taken: list[tuple[SecretKind, int, int]]) -> Callable[[int, in
 def _high_entropy(
     text: str, taken: list[tuple[SecretKind, int, int]]
 ) -> Iterator[tuple[SecretKind, int, int]]:
-    overlaps = None  # built at the first token: most texts have none
+    overlaps: Callable[[int, int], bool] | None = None  # at the first token: most have none
     for m in _ENTROPY_TOKEN.finditer(text):
         overlaps = overlaps or _overlap_test(taken)
         if overlaps(m.start(), m.end()):
@@ -351,7 +353,7 @@ _UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
 
 
 def _catalogue(text: str) -> Iterator[tuple[SecretKind, int, int]]:
-    uuids = None  # found at the first finding: most texts have none
+    uuids: list[tuple[int, int]] | None = None  # at the first finding: most texts have none
     for rule_id, start, end in secret_catalogue.find_catalogued(text):
         if uuids is None:
             uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []

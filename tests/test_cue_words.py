@@ -5,6 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from memwarden.shared.cue_words import _CASE_TWINS, CueWords
+from memwarden.shared.secret_phrases import _ANY_CUE
+from memwarden.shared.secret_spoken import _TRIGGERS
+from memwarden.shared.secrets import _AWS_WORDS, _KEY_CONTEXT_WORDS
 
 
 def test_cue_words__only_the_four_twins_match_an_ascii_letter_in_another_case():
@@ -18,9 +21,31 @@ def test_cue_words__only_the_four_twins_match_an_ascii_letter_in_another_case():
     assert others == set(_CASE_TWINS.pattern[1:-1])
 
 
+def test_cue_words__the_detectors_caseless_characters_match_only_themselves():
+    words = "".join(w._lower.pattern for w in (_ANY_CUE, _TRIGGERS, _KEY_CONTEXT_WORDS, _AWS_WORDS))
+    caseless = sorted({c for c in words if not c.isascii()})
+    pattern = re.compile("[" + "".join(caseless) + "]", re.IGNORECASE)
+    matched = {
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if not 0xD800 <= c < 0xE000 and pattern.fullmatch(chr(c))
+    }
+    assert matched == set(caseless)
+
+
 @pytest.mark.parametrize(
     "text",
-    ["", "My PASSWORD", "pasS", "a ſecret", "ﬁle KEY", "\u212aey", "\u0130d card", "密码是", "nothing"],
+    [
+        "",
+        "My PASSWORD",
+        "pasS",
+        "a ſecret",
+        "ﬁle KEY",
+        "\u212aey",
+        "\u0130d card",
+        "密码是",
+        "none",
+    ],
 )
 def test_cue_words__agrees_with_a_case_insensitive_search(text):
     words = "pass|key|secret|id card|码"
