@@ -172,11 +172,27 @@ def _line(text: str, start: int, end: int) -> str:
     return text[lo : hi if hi >= 0 else len(text)]
 
 
+def _trie(words: set[str]) -> str:
+    """One pattern matching, at any position, the LONGEST of ``words`` that starts there: the
+    words share their prefixes, each branch tries the longer words first, and at most one
+    branch can follow the text. Faster than a plain alternation, which tries every word."""
+    children: dict[str, set[str]] = {}
+    for word in words:
+        if word:
+            children.setdefault(word[0], set()).add(word[1:])
+    branches = [re.escape(c) + _trie(rest) for c, rest in sorted(children.items())]
+    if "" in words and branches:
+        branches.append("")  # this word ends here: taken only when no longer one matches
+    if len(branches) == 1:
+        return branches[0]
+    return "(?:" + "|".join(branches) + ")" if branches else ""
+
+
 @cache
 def _keyword_index() -> tuple[re.Pattern[str], dict[str, frozenset[int]], frozenset[int]]:
-    """A one-pass finder for every rule keyword; for each keyword, the rules of every keyword
-    it contains (a shorter keyword at the same place is a prefix of the one the finder
-    reports); and the rules with no keyword (they always run)."""
+    """A finder of the longest keyword starting at a position; for each keyword, the rules
+    of every keyword it contains (a shorter keyword at the same place is a prefix of the one
+    the finder reports); and the rules with no keyword (they always run)."""
     compiled = rules()[0]
     by_word: dict[str, set[int]] = {}
     for i, rule in enumerate(compiled):
@@ -186,18 +202,19 @@ def _keyword_index() -> tuple[re.Pattern[str], dict[str, frozenset[int]], frozen
         word: frozenset(i for other, rs in by_word.items() if other in word for i in rs)
         for word in by_word
     }
-    alternation = "|".join(map(re.escape, sorted(by_word, key=len, reverse=True)))
-    # A lookahead matches at every position, so keywords that overlap are all seen.
     always = frozenset(i for i, rule in enumerate(compiled) if not rule.keywords)
-    return re.compile(f"(?=({alternation}))"), covered, always
+    return re.compile(_trie(set(by_word))), covered, always
 
 
 def _candidates(lower: str) -> list[int]:
     """Positions of the rules whose keywords occur in ``lower``, in catalogue order."""
     finder, covered, always = _keyword_index()
     picked = set(always)
-    for word in {m.group(1) for m in finder.finditer(lower)}:
-        picked |= covered[word]
+    pos = 0
+    # Each search finds the next place a keyword starts, so overlapping keywords are all seen.
+    while m := finder.search(lower, pos):
+        picked |= covered[m.group()]
+        pos = m.start() + 1
     return sorted(picked)
 
 

@@ -32,6 +32,8 @@ _CARD = re.compile(
     r"(?![\dA-Za-z]|[-\u2010-\u2015.,/·\u30fb][\dA-Za-z])"
 )
 _CARD_SEP = re.compile(r"\D+")
+# Every pattern here needs a digit (\d, as they spell it): most sentences have none.
+_ANY_DIGIT = re.compile(r"\d")
 _CARD_CUE = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|卡", re.IGNORECASE)
 _NOT_CARD_CUE = re.compile(
     r"order|tracking|invoice|\bref|ticket|booking|confirmation|transaction|serial|phone|\btel"
@@ -60,6 +62,8 @@ _SSN_BARE = re.compile(
 def find_cards(text: str) -> Iterator[tuple[str, int, int]]:
     """Card numbers: 12-19 digits, one kind of separator between groups, network prefix
     and Luhn."""
+    if not _ANY_DIGIT.search(text):
+        return
     for m in _CARD.finditer(text):
         groups = _CARD_SEP.split(m.group())
         if len(set(_CARD_SEP.findall(m.group()))) > 1:
@@ -82,6 +86,8 @@ def find_cards(text: str) -> Iterator[tuple[str, int, int]]:
 def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
     """IBANs, compact or in groups of four (the last may be shorter) split by one kind of
     separator, with the country's length and mod 97."""
+    if not _ANY_DIGIT.search(text):
+        return
     for m in _IBAN_HEAD.finditer(text):
         length = IBAN_LENGTHS.get(m.group()[:2].upper())
         if length is None:
@@ -114,6 +120,8 @@ def find_ibans(text: str) -> Iterator[tuple[str, int, int]]:
 
 def find_national_ids(text: str) -> Iterator[tuple[str, int, int]]:
     """Chinese resident ids (GB 11643) and US social security numbers."""
+    if not _ANY_DIGIT.search(text):
+        return
     for m in _CN_ID.finditer(text):
         if cn_resident_id_valid(m.group(1) + m.group(3) + m.group(4)):
             yield CN_RESIDENT_ID, m.start(), m.end()

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memwarden.shared.cue_words import CueWords
+
 PASSWORD = "password"
 PIN = "pin"
 GENERIC_KEY = "generic_api_key"
@@ -83,6 +85,14 @@ _REVERSED = re.compile(
     r"|(?P<zval>[!-~]{3,64}?)\s*(?:就是|是|作为|当作)(?:我的|我们的|我|的)?"
     rf"[\u4e00-\u9fff]{{0,6}}?(?P<zpw>{_PW_ZH})",
     re.IGNORECASE,
+)
+
+# Every match of the three patterns above holds one of these (each cue alternative
+# contains one: "passport" holds "pass", "cvv2" "cv", "登录密码" "码", "访问令牌" "令"). One
+# short scan that finds none rules all three out, and most sentences name no secret.
+_ANY_CUE = CueWords(
+    "pass|pw|pin|ssn|social|national|id card|licen|cv|csc|code|otp|key|token|secret|bearer"
+    "|证|照|社|码|令|钥|号"
 )
 
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "「": "」", "『": "』", "«": "»"}
@@ -197,6 +207,8 @@ def _cue_kind(m: re.Match[str]) -> str:
 
 def find_phrase_secrets(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)`` for each stated password, PIN, key or id in ``text``."""
+    if not _ANY_CUE.may_occur(text):
+        return
     reach = -1  # end of the last value: a cue inside it ("pw=pw=pw=…") is part of it
     for m in _CUE.finditer(text):
         if m.start() < reach:

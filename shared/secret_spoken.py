@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memwarden.shared.cue_words import CueWords
 from memwarden.shared.secret_phrases import PLACEHOLDER, PROSE_WORDS
 
 PASSWORD = "password"
@@ -221,16 +222,15 @@ def _kind(m: re.Match[str]) -> str:
 
 
 # Every cue above contains one of these; a text with none of them skips the big patterns.
-_TRIGGERS = re.compile(
-    r"key|pass|pw|code|pin|comb|log|sign|ssh|connect|seed|phrase|mnemonic|word|answer|maiden"
-    r"|pet|here|below|send|half|part|login|密|口令|码|助记|短语|答案|下一条|下条|下面|半",
-    re.IGNORECASE,
+_TRIGGERS = CueWords(
+    "key|pass|pw|code|pin|comb|log|sign|ssh|connect|seed|phrase|mnemonic|word|answer|maiden"
+    "|pet|here|below|send|half|part|login|密|口令|码|助记|短语|答案|下一条|下条|下面|半"
 )
 
 
 def find_spoken_secrets(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)`` for each spoken secret in ``text`` (folded)."""
-    if not _TRIGGERS.search(text):
+    if not _TRIGGERS.may_occur(text):
         return
     reach = -1  # end of the last value: a cue inside it is part of it
     for m in _CUE.finditer(text):

@@ -62,6 +62,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 from memwarden.shared import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
 from memwarden.shared.batch_memo import per_batch
+from memwarden.shared.cue_words import CueWords
 from memwarden.shared.textfold import fold
 
 
@@ -153,7 +154,23 @@ _VENDOR: tuple[tuple[SecretKind, re.Pattern[str], int, bool], ...] = (
 )
 
 _OPENAI_LEGACY = frozenset(OpenAIDetector.denylist)
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """``pattern`` as a group that keeps its own flags inside a larger alternation."""
+    if "(?P=" in pattern.pattern or re.search(r"\\[1-9]", pattern.pattern):
+        raise ValueError("a back-reference would point elsewhere inside an alternation")
+    flags = "".join(f for f, bit in (("a", re.A), ("i", re.I), ("m", re.M), ("s", re.S),
+                                     ("x", re.X)) if pattern.flags & bit)  # fmt: skip
+    return f"(?{flags}:{pattern.pattern})"
+
+
+# Every vendor pattern (but the legacy OpenAI one, gated by its marker) as one alternation:
+# at any position it matches exactly when one of them does, so when it finds nothing
+# anywhere no pattern would, and the per-pattern scans (most of the cost) are skipped.
+_ANY_VENDOR = re.compile("|".join(_scoped(p) for _, p, _, _ in _VENDOR if p not in _OPENAI_LEGACY))
 _AWS_CONTEXT = re.compile(r"(?<![a-z])aws(?![a-z])|amazon|A(?:KIA|SIA)[0-9A-Z]{16}", re.IGNORECASE)
+_AWS_WORDS = CueWords("aws|amazon|akia|asia")  # in every match of the pattern above
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 _JWT = re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2[^\n]*----")
@@ -162,6 +179,10 @@ _KEY_CONTEXT = re.compile(
     r"(?i)(?:api|access|secret|private|auth|app|client|license|signing|encryption|master"
     r"|webhook|bearer|session|refresh)[ _-]?(?:key|token|secret|id)|\b(?:key|token|secret"
     r"|credential|creds|totp|otp|2fa|mfa|seed|hmac|salt|signature)s?\b|密钥|秘钥|令牌|凭证"
+)
+# Words every match of the pattern above holds: most texts have none and skip it.
+_KEY_CONTEXT_WORDS = CueWords(
+    "key|token|secret|id|cred|otp|2fa|mfa|seed|hmac|salt|signature|密钥|秘钥|令牌|凭证"
 )
 _HASH_CONTEXT = re.compile(
     r"(?i)\b(?:commit|sha(?:1|256|512)?|hash|checksum|digest|md5|rev(?:ision)?|fingerprint)\b"
@@ -185,6 +206,17 @@ _RANK = {
 
 
 def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if "T3BlbkFJ" in text or _ANY_VENDOR.search(text):
+        yield from _vendor_patterns(text)
+    if _AWS_WORDS.may_occur(text) and _AWS_CONTEXT.search(text):
+        for m in _AWS_SECRET.finditer(text):
+            token = m.group()
+            # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
+            if not token.islower() and not token.isupper() and not token.isalpha():
+                yield _K.AWS_SECRET_KEY, m.start(), m.end()
+
+
+def _vendor_patterns(text: str) -> Iterator[tuple[SecretKind, int, int]]:
     for kind, pattern, group, extend in _VENDOR:
         if pattern in _OPENAI_LEGACY and "T3BlbkFJ" not in text:
             continue  # its leading [..]* is quadratic on "sk-sk-sk-…"; the marker is required
@@ -197,12 +229,6 @@ def _vendor(text: str) -> Iterator[tuple[SecretKind, int, int]]:
             while extend and end < len(text) and _TOKEN_CHAR.match(text[end]):
                 end += 1
             yield kind, start, end
-    if _AWS_CONTEXT.search(text):
-        for m in _AWS_SECRET.finditer(text):
-            token = m.group()
-            # Both cases plus a digit or slash: a 40-hex git SHA has no upper case.
-            if not token.islower() and not token.isupper() and not token.isalpha():
-                yield _K.AWS_SECRET_KEY, m.start(), m.end()
 
 
 def _jwt_header_has_alg(token: str) -> bool:
@@ -215,12 +241,20 @@ def _jwt_header_has_alg(token: str) -> bool:
 
 
 def _jwts(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if "eyJ" not in text:
+        return  # the pattern's fixed start; the scan would try every position
     for m in _JWT.finditer(text):
         if _jwt_header_has_alg(m.group()) and JwtTokenDetector.is_formally_valid(m.group()):
             yield _K.JWT, m.start(), m.end()
 
 
+# All of detect-secrets' key markers in one scan, skipped like _ANY_VENDOR.
+_ANY_PEM = re.compile("|".join(map(_scoped, PrivateKeyDetector.denylist)))
+
+
 def _private_keys(text: str) -> Iterator[tuple[SecretKind, int, int]]:
+    if not _ANY_PEM.search(text):
+        return
     for pattern in PrivateKeyDetector.denylist:
         for m in pattern.finditer(text):
             start = text.rfind("-----", max(0, m.start() - 6), m.start())
@@ -265,8 +299,9 @@ def _overlap_test(taken: list[tuple[SecretKind, int, int]]) -> Callable[[int, in
 def _high_entropy(
     text: str, taken: list[tuple[SecretKind, int, int]]
 ) -> Iterator[tuple[SecretKind, int, int]]:
-    overlaps = _overlap_test(taken)
+    overlaps: Callable[[int, int], bool] | None = None  # at the first token: most have none
     for m in _ENTROPY_TOKEN.finditer(text):
+        overlaps = overlaps or _overlap_test(taken)
         if overlaps(m.start(), m.end()):
             continue  # already named by a more specific layer ("TOKEN=ghp_…")
         lo = max(0, m.start() - 2048)  # no URL is longer; keeps long texts linear
@@ -283,6 +318,9 @@ def _context_entropy(
 ) -> Iterator[tuple[SecretKind, int, int]]:
     """Tokens random enough to be keys, with a key word shortly before them. Without the
     word, a 32-hex string is as likely a commit or a checksum; with it, it is the key."""
+    # The token scan is the cheaper of the two tests; both must find something.
+    if not _CONTEXT_TOKEN.search(text) or not _KEY_CONTEXT_WORDS.may_occur(text):
+        return
     if not _KEY_CONTEXT.search(text):
         return
     overlaps = _overlap_test(taken)
@@ -315,8 +353,10 @@ _UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
 
 
 def _catalogue(text: str) -> Iterator[tuple[SecretKind, int, int]]:
-    uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []
+    uuids: list[tuple[int, int]] | None = None  # at the first finding: most texts have none
     for rule_id, start, end in secret_catalogue.find_catalogued(text):
+        if uuids is None:
+            uuids = [m.span() for m in _UUID.finditer(text)] if "-" in text else []
         if any(u_start < start and end <= u_end for u_start, u_end in uuids):
             continue  # a prefix rule ("EAAA…") firing on the inner groups of a UUID
         yield _CATALOGUE_KIND.get(rule_id, _K.VENDOR_TOKEN), start, end
