@@ -32,6 +32,7 @@ import unicodedata
 from memwarden.shared.classifier import Feature, classify
 from memwarden.shared.event_dates import parse_dated, when_in, without
 from memwarden.shared.clocktime import find_clock_times
+from memwarden.shared.prefilter import Prefiltered, prefiltered
 from memwarden.shared.registry import KeySpec, fold
 from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates
 from memwarden.shared.textfold import to_simplified
@@ -92,8 +93,8 @@ def _fold(text: str) -> str:
     return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
 
 
-def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for group in groups for p in group)
+def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str] | Prefiltered, ...]:
+    return tuple(prefiltered(re.compile(p)) for group in groups for p in group)
 
 
 _DAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")

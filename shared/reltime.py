@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memwarden.shared.batch_memo import per_batch
+from memwarden.shared.prefilter import Prefiltered, prefiltered
 
 
 class Granularity(StrEnum):
@@ -300,7 +301,7 @@ def _zh_year(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]
 
 
 _EN_DAY_ALT = "|".join(w.replace(" ", r"\s+") for w in sorted(EN_DAY_WORDS, key=len, reverse=True))
-PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
+_PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re.compile(_L + "(?:" + _EN_DAY_ALT + ")" + _R, re.I), _en_day),
     (re.compile(_L + r"(last|this|next)\s+(" + _WEEKDAY + ")" + _R, re.I), _en_weekday),
     (
@@ -345,6 +346,12 @@ PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         re.compile(_ZH_NUM + r"\s*(天|周|个星期|星期|个礼拜|个月|年)(?:以|之)?后"),
         lambda m, d: _ago(_zh_num(m.group(1)), m.group(2).lstrip("个"), 1, d),
     ),
+)
+
+
+# Each behind its literal prefilter: a sentence holds at most one or two of these phrases.
+PATTERNS: tuple[tuple[re.Pattern[str] | Prefiltered, Resolver], ...] = tuple(
+    (prefiltered(pattern), resolve) for pattern, resolve in _PATTERNS
 )
 
 

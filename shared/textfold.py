@@ -133,35 +133,51 @@ def _fold_cached(text: str) -> Folded:
     return _fold(text)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@lru_cache(maxsize=8192)  # one entry per distinct character: a text holds few
+def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
+    """Steps 1–3 for one non-ASCII character: what it becomes, and the flag it raises."""
+    if ch in INVISIBLE:
+        return "", FoldFlag.INVISIBLE
+    if ch in BIDI_CONTROLS:
+        return "", FoldFlag.BIDI
+    skeleton = _skeleton()
+    flag = None
+    pieces: list[str] = []
+    for piece in unicodedata.normalize("NFKC", ch):
+        if piece in INVISIBLE or piece in BIDI_CONTROLS:
+            continue
+        if not piece.isascii() and piece in skeleton:
+            piece = skeleton[piece]
+            flag = FoldFlag.CONFUSABLE
+        pieces.append(piece)
+    return "".join(pieces), flag
+
+
 def _fold(text: str) -> Folded:
     if text.isascii():  # nothing to fold: the common case, kept cheap
         return Folded(text, range(len(text)), frozenset(), len(text))
-    out: list[str] = []
-    origin: list[int] = []
+    out: list[str] = []  # one character per item: _simplify replaces them in place
+    origin = array("i")
     flags: set[FoldFlag] = set()
-    skeleton = _skeleton()
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            out.append(ch)
-            origin.append(i)
-            continue
-        if ch in INVISIBLE:
-            flags.add(FoldFlag.INVISIBLE)
-            continue
-        if ch in BIDI_CONTROLS:
-            flags.add(FoldFlag.BIDI)
-            continue
-        for piece in unicodedata.normalize("NFKC", ch):
-            if piece in INVISIBLE or piece in BIDI_CONTROLS:
-                continue
-            if not piece.isascii() and piece in skeleton:
-                piece = skeleton[piece]
-                flags.add(FoldFlag.CONFUSABLE)
-            out.append(piece)
-            origin.append(i)
+    done = 0  # ASCII runs between non-ASCII characters are copied whole
+    for m in _NON_ASCII.finditer(text):
+        i = m.start()
+        out.extend(text[done:i])
+        origin.extend(range(done, i))
+        folded, flag = _fold_char(text[i])
+        if flag is not None:
+            flags.add(flag)
+        out.extend(folded)
+        origin.extend([i] * len(folded))
+        done = i + 1
+    out.extend(text[done:])
+    origin.extend(range(done, len(text)))
     if _CJK.search("".join(out)) and _simplify(out):
         flags.add(FoldFlag.TRADITIONAL)
-    return Folded("".join(out), array("i", origin), frozenset(flags), len(text))
+    return Folded("".join(out), origin, frozenset(flags), len(text))
 
 
 def to_simplified(text: str) -> str:
