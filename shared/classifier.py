@@ -385,8 +385,9 @@ def classify(sentence: str) -> SentenceFeatures:
     """
     folded = fold_text(sentence)
     discourse_free = folded[strip_discourse(folded) :]
-    raw_body = sentence[claim_offset(sentence) :]
-    body = fold_text(raw_body)
+    offset = claim_offset(sentence)
+    raw_body = sentence[offset:]
+    body = folded if offset == 0 else fold_text(raw_body)  # most claims start the sentence
     found = _durability_features(folded, body, raw_body)
 
     request = bool(_REQUEST.search(folded))

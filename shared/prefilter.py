@@ -9,24 +9,30 @@ searches for those first: an alternation of plain literals is what ``re`` runs f
 one occurs does the full pattern run, so every answer is the full pattern's answer.
 
 The derivation is conservative: anything it does not understand (a back-reference, a
-class of characters, a group whose case rules differ from the pattern's) contributes no
-literal, and a pattern left with none is returned as it was.
+class of characters, a repeat that may be absent) contributes no literal, and a pattern
+left with no good literal is returned as it was. Each literal remembers whether it was
+read under ``re.IGNORECASE`` and is looked for the same way.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from re import _parser as sre_parse  # the parse tree ``re`` itself compiles from
 from typing import Any
 
 _OPS = sre_parse  # op codes (LITERAL, BRANCH, ...) are exported by the parser module
 
-
-# A class of a few listed characters ("[sz]") multiplies the spellings of a literal; past
-# these bounds the literal is cut there instead.
+# A class of a few listed characters ("[sz]") or an alternation of plain words multiplies
+# the spellings of a literal; past these bounds the literal is cut there instead.
 _MAX_CLASS = 8
 _MAX_SPELLINGS = 64
+# The only non-ASCII characters ``re`` matches to an ASCII one when case is ignored (found
+# by trying every code point; tests/test_prefilter.py checks it still holds).
+MEETS_ASCII = frozenset("\u0130\u0131\u017f\u212a")  # İ ı ſ K (Kelvin sign)
+_MEETS_ASCII_RX = re.compile("[" + "".join(sorted(MEETS_ASCII)) + "]")
+
+Literal = tuple[str, bool]  # the text, and whether it is matched ignoring case
 
 
 def _weight(s: str) -> int:
@@ -35,14 +41,14 @@ def _weight(s: str) -> int:
     return len(s) if s.isascii() else 2 * len(s)
 
 
-def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+def _better(a: frozenset[Literal] | None, b: frozenset[Literal] | None) -> frozenset[Literal] | None:
     """The more selective of two literal sets: longer shortest string, then fewer strings."""
     if a is None:
         return b
     if b is None:
         return a
-    key_a = (min(map(_weight, a)), -len(a))
-    key_b = (min(map(_weight, b)), -len(b))
+    key_a = (min(_weight(s) for s, _ in a), -len(a))
+    key_b = (min(_weight(s) for s, _ in b), -len(b))
     return b if key_b > key_a else a
 
 
@@ -53,34 +59,49 @@ def _class_chars(av: Any) -> list[str] | None:
     return [chr(code) for _, code in av]
 
 
-def _required(items: Any, ignorecase: bool) -> frozenset[str] | None:
+def _words(av: Any) -> list[str] | None:
+    """The words of an alternation of plain words ("o|ope|ah")."""
+    words = []
+    for alternative in av[1]:
+        if not alternative.data or any(op is not _OPS.LITERAL for op, _ in alternative.data):
+            return None
+        words.append("".join(chr(code) for _, code in alternative.data))
+    return words
+
+
+def _required(items: Any, ignorecase: bool) -> frozenset[Literal] | None:
     """Literals one of which every match of the sequence ``items`` contains, or None."""
-    best: frozenset[str] | None = None
+    best: frozenset[Literal] | None = None
     run: set[str] = {""}  # the literal text just consumed, in each of its spellings
 
     def close() -> None:
         nonlocal best, run
         if run != {""}:
-            best = _better(best, frozenset(run))
+            best = _better(best, frozenset((s, ignorecase) for s in run))
         run = {""}
 
     for op, av in items:
-        chars = [chr(av)] if op is _OPS.LITERAL else None
-        if op is _OPS.IN:
-            chars = _class_chars(av)
-        if chars is not None and len(run) * len(chars) <= _MAX_SPELLINGS:
-            run = {head + c for head in run for c in chars}
+        pieces = None
+        if op is _OPS.LITERAL:
+            pieces = [chr(av)]
+        elif op is _OPS.IN:
+            pieces = _class_chars(av)
+        elif op is _OPS.BRANCH:
+            pieces = _words(av)
+        if pieces is not None and len(run) * len(pieces) <= _MAX_SPELLINGS:
+            run = {head + piece for head in run for piece in pieces}
             continue
         if op is _OPS.AT:
             continue  # zero width: the characters around it are still consumed together
         close()
-        if chars is not None:  # too many spellings to go on: start again from this class
-            run = set(chars)
+        if pieces is not None and len(pieces) <= _MAX_SPELLINGS:
+            run = set(pieces)  # too many spellings to go on: start again from here
         elif op is _OPS.SUBPATTERN:
             _group, add_flags, del_flags, sub = av
-            if (add_flags | del_flags) & re.IGNORECASE and not ignorecase:
-                continue  # its literals match other cases than the prefilter would
-            best = _better(best, _required(sub.data, ignorecase))
+            inner = (ignorecase or bool(add_flags & re.IGNORECASE)) and not (
+                del_flags & re.IGNORECASE
+            )
+            best = _better(best, _required(sub.data, inner))
         elif op is _OPS.ATOMIC_GROUP:
             best = _better(best, _required(av.data, ignorecase))
         elif op in (_OPS.MAX_REPEAT, _OPS.MIN_REPEAT, _OPS.POSSESSIVE_REPEAT):
@@ -88,7 +109,7 @@ def _required(items: Any, ignorecase: bool) -> frozenset[str] | None:
             if low >= 1:
                 best = _better(best, _required(sub.data, ignorecase))
         elif op is _OPS.BRANCH:
-            union: set[str] = set()
+            union: set[Literal] = set()
             for alternative in av[1]:
                 found = _required(alternative.data, ignorecase)
                 if found is None:
@@ -101,8 +122,15 @@ def _required(items: Any, ignorecase: bool) -> frozenset[str] | None:
     return best
 
 
-def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    """Strings one of which every match of ``pattern`` contains, or None when unknown."""
+def _meets_ascii(literal: str) -> bool:
+    """Whether ``literal`` may occur in ASCII text when case is ignored."""
+    return all(c.isascii() or c in MEETS_ASCII for c in literal)
+
+
+def required_literals(pattern: re.Pattern[str]) -> frozenset[Literal] | None:
+    """Literals one of which every match of ``pattern`` contains, or None when no good set
+    is known (a lone Latin letter filters nothing; a non-ASCII literal that could read as
+    ASCII when case is ignored has no simple test)."""
     if not isinstance(pattern.pattern, str):
         return None
     try:
@@ -110,7 +138,9 @@ def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
     except re.error:
         return None
     found = _required(parsed.data, bool(pattern.flags & re.IGNORECASE))
-    if not found or min(map(_weight, found)) < 2:  # a lone Latin letter filters nothing
+    if not found or min(_weight(s) for s, _ in found) < 2:
+        return None
+    if any(fold and not s.isascii() and _meets_ascii(s) for s, fold in found):
         return None
     return found
 
@@ -127,37 +157,51 @@ def _trie(literals: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def _may_meet_ascii(char: str) -> bool:
-    """Whether ``char`` matches some ASCII character when case is ignored (the Kelvin sign
-    matches "k", the long s "s")."""
-    return char.isascii() or any(
-        re.fullmatch(re.escape(char), chr(code), re.IGNORECASE) for code in range(128)
-    )
+def _search(literals: Iterable[str], flags: int = 0) -> Callable[[str], object] | None:
+    found = sorted(set(literals))
+    return re.compile(_trie(found), flags).search if found else None
+
+
+def _literal_test(literals: frozenset[Literal]) -> Callable[[str], bool]:
+    """A test that is False only for a text holding none of ``literals``.
+
+    ``re`` has no fast path for case-insensitive literals, but for ASCII literals ignoring
+    case is comparing lower case, in any text without one of :data:`MEETS_ASCII` (those
+    texts are let through). The other case-insensitive literals hold a character no ASCII
+    one can meet, so they are only looked for in non-ASCII text.
+    """
+    exact = _search(s for s, fold in literals if not fold)
+    lowered = _search(s.lower() for s, fold in literals if fold and s.isascii())
+    other = _search((s for s, fold in literals if fold and not s.isascii()), re.IGNORECASE)
+
+    def test(text: str) -> bool:
+        if exact is not None and exact(text):
+            return True
+        if lowered is None and other is None:
+            return False
+        if text.isascii():
+            return lowered is not None and lowered(text.lower()) is not None
+        if _MEETS_ASCII_RX.search(text):
+            return True
+        return bool(
+            (lowered is not None and lowered(text.lower()))
+            or (other is not None and other(text))
+        )
+
+    return test
 
 
 class Prefiltered:
-    """``pattern`` behind its literal prefilter; the methods answer as ``pattern``'s do.
+    """``pattern`` behind its literal prefilter; the methods answer as ``pattern``'s do."""
 
-    A case-insensitive pattern is prefiltered on ASCII text only, lower-cased (``re`` has no
-    fast path for case-insensitive literals; for ASCII text and literals, ignoring case is
-    comparing lower case); any other text goes straight to the pattern."""
+    __slots__ = ("pattern", "flags", "literals", "_full", "_may_match")
 
-    __slots__ = ("pattern", "flags", "_full", "_pre", "_fold_case")
-
-    def __init__(self, full: re.Pattern[str], literals: frozenset[str]) -> None:
+    def __init__(self, full: re.Pattern[str], literals: frozenset[Literal]) -> None:
         self._full = full
         self.pattern = full.pattern
         self.flags = full.flags
-        self._fold_case = bool(full.flags & re.IGNORECASE)
-        if self._fold_case:
-            # a literal that can meet no ASCII character cannot occur in ASCII text
-            literals = frozenset(s.lower() for s in literals if s.isascii())
-        self._pre = re.compile(_trie(sorted(literals)) if literals else "(?!)")
-
-    def _may_match(self, text: str) -> bool:
-        if self._fold_case:
-            return not text.isascii() or self._pre.search(text.lower()) is not None
-        return self._pre.search(text) is not None
+        self.literals = literals
+        self._may_match = _literal_test(literals)
 
     def search(self, text: str) -> re.Match[str] | None:
         return self._full.search(text) if self._may_match(text) else None
@@ -181,10 +225,15 @@ class Prefiltered:
 def prefiltered(pattern: re.Pattern[str]) -> re.Pattern[str] | Prefiltered:
     """``pattern`` with a literal prefilter in front when one can be derived, else itself."""
     literals = required_literals(pattern)
-    if literals is None:
-        return pattern
-    if pattern.flags & re.IGNORECASE and not all(
-        literal.isascii() or not all(map(_may_meet_ascii, literal)) for literal in literals
-    ):
-        return pattern  # a literal that may read as ASCII when case is ignored: no prefilter
-    return Prefiltered(pattern, literals)
+    return pattern if literals is None else Prefiltered(pattern, literals)
+
+
+def any_may_match(patterns: Iterable[re.Pattern[str] | Prefiltered]) -> Callable[[str], bool]:
+    """One test for many patterns: False only when none of them can match the text (a
+    pattern without a prefilter always may)."""
+    literals: set[Literal] = set()
+    for pattern in patterns:
+        if not isinstance(pattern, Prefiltered):
+            return lambda text: True
+        literals |= pattern.literals
+    return _literal_test(frozenset(literals))

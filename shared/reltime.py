@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memwarden.shared.batch_memo import per_batch
-from memwarden.shared.prefilter import Prefiltered, prefiltered
+from memwarden.shared.prefilter import Prefiltered, any_may_match, prefiltered
 
 
 class Granularity(StrEnum):
@@ -353,6 +353,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
 PATTERNS: tuple[tuple[re.Pattern[str] | Prefiltered, Resolver], ...] = tuple(
     (prefiltered(pattern), resolve) for pattern, resolve in _PATTERNS
 )
+_MAY_HOLD_ONE = any_may_match(pattern for pattern, _ in PATTERNS)
 
 
 def _blocked(sentence: str, m: re.Match[str]) -> bool:
@@ -376,6 +377,8 @@ def find_relative_times(sentence: str, anchor: dt.datetime) -> list[RelativeTime
     """
     if anchor.tzinfo is None:
         raise ValueError("anchor must be timezone-aware")
+    if not _MAY_HOLD_ONE(sentence):
+        return []  # most sentences name no relative time at all
     day = anchor.date()
     found: list[RelativeTime] = []
     for pattern, resolve in PATTERNS:

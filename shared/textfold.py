@@ -133,9 +133,6 @@ def _fold_cached(text: str) -> Folded:
     return _fold(text)
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
 @lru_cache(maxsize=8192)  # one entry per distinct character: a text holds few
 def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
     """Steps 1–3 for one non-ASCII character: what it becomes, and the flag it raises."""
@@ -159,25 +156,28 @@ def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
 def _fold(text: str) -> Folded:
     if text.isascii():  # nothing to fold: the common case, kept cheap
         return Folded(text, range(len(text)), frozenset(), len(text))
-    out: list[str] = []  # one character per item: _simplify replaces them in place
-    origin = array("i")
+    out: list[str] = []
+    origin: list[int] = []
     flags: set[FoldFlag] = set()
-    done = 0  # ASCII runs between non-ASCII characters are copied whole
-    for m in _NON_ASCII.finditer(text):
-        i = m.start()
-        out.extend(text[done:i])
-        origin.extend(range(done, i))
-        folded, flag = _fold_char(text[i])
+    fold_char = _fold_char
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            out.append(ch)
+            origin.append(i)
+            continue
+        folded, flag = fold_char(ch)
         if flag is not None:
             flags.add(flag)
-        out.extend(folded)
-        origin.extend([i] * len(folded))
-        done = i + 1
-    out.extend(text[done:])
-    origin.extend(range(done, len(text)))
+        if folded == ch:  # most characters (CJK among them) stay as they are
+            out.append(ch)
+            origin.append(i)
+            continue
+        for piece in folded:
+            out.append(piece)
+            origin.append(i)
     if _CJK.search("".join(out)) and _simplify(out):
         flags.add(FoldFlag.TRADITIONAL)
-    return Folded("".join(out), origin, frozenset(flags), len(text))
+    return Folded("".join(out), array("i", origin), frozenset(flags), len(text))
 
 
 def to_simplified(text: str) -> str:
