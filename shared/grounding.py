@@ -90,6 +90,8 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # NFKC and simplified Chinese leave ASCII as it is
+        return text.casefold()
     return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
 
 

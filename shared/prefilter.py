@@ -162,8 +162,8 @@ def _search(literals: Iterable[str], flags: int = 0) -> Callable[[str], object] 
     return re.compile(_trie(found), flags).search if found else None
 
 
-def _literal_test(literals: frozenset[Literal]) -> Callable[[str], bool]:
-    """A test that is False only for a text holding none of ``literals``.
+def _literal_test(literals: frozenset[Literal]) -> Callable[[str], object]:
+    """A test that is falsy only for a text holding none of ``literals``.
 
     ``re`` has no fast path for case-insensitive literals, but for ASCII literals ignoring
     case is comparing lower case, in any text without one of :data:`MEETS_ASCII` (those
@@ -173,6 +173,8 @@ def _literal_test(literals: frozenset[Literal]) -> Callable[[str], bool]:
     exact = _search(s for s, fold in literals if not fold)
     lowered = _search(s.lower() for s, fold in literals if fold and s.isascii())
     other = _search((s for s, fold in literals if fold and not s.isascii()), re.IGNORECASE)
+    if exact is not None and lowered is None and other is None:
+        return exact  # the common case, called directly: its match is the answer
 
     def test(text: str) -> bool:
         if exact is not None and exact(text):
@@ -228,8 +230,8 @@ def prefiltered(pattern: re.Pattern[str]) -> re.Pattern[str] | Prefiltered:
     return pattern if literals is None else Prefiltered(pattern, literals)
 
 
-def any_may_match(patterns: Iterable[re.Pattern[str] | Prefiltered]) -> Callable[[str], bool]:
-    """One test for many patterns: False only when none of them can match the text (a
+def any_may_match(patterns: Iterable[re.Pattern[str] | Prefiltered]) -> Callable[[str], object]:
+    """One test for many patterns: falsy only when none of them can match the text (a
     pattern without a prefilter always may)."""
     literals: set[Literal] = set()
     for pattern in patterns:

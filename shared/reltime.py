@@ -395,9 +395,12 @@ def find_relative_times(sentence: str, anchor: dt.datetime) -> list[RelativeTime
     return result
 
 
+_ANY_DAY = dt.datetime(2000, 1, 3, tzinfo=dt.UTC)
+
+
 def has_relative_time(text: str) -> bool:
     """True when ``text`` holds a relative time phrase (no anchor needed to tell)."""
-    return bool(find_relative_times(text, dt.datetime(2000, 1, 3, tzinfo=dt.UTC)))
+    return bool(find_relative_times(text, _ANY_DAY))
 
 
 def _is_cjk_phrase(word: str) -> bool:
