@@ -41,7 +41,9 @@ def _weight(s: str) -> int:
     return len(s) if s.isascii() else 2 * len(s)
 
 
-def _better(a: frozenset[Literal] | None, b: frozenset[Literal] | None) -> frozenset[Literal] | None:
+def _better(
+    a: frozenset[Literal] | None, b: frozenset[Literal] | None
+) -> frozenset[Literal] | None:
     """The more selective of two literal sets: longer shortest string, then fewer strings."""
     if a is None:
         return b
@@ -186,8 +188,7 @@ def _literal_test(literals: frozenset[Literal]) -> Callable[[str], object]:
         if _MEETS_ASCII_RX.search(text):
             return True
         return bool(
-            (lowered is not None and lowered(text.lower()))
-            or (other is not None and other(text))
+            (lowered is not None and lowered(text.lower())) or (other is not None and other(text))
         )
 
     return test
@@ -196,7 +197,7 @@ def _literal_test(literals: frozenset[Literal]) -> Callable[[str], object]:
 class Prefiltered:
     """``pattern`` behind its literal prefilter; the methods answer as ``pattern``'s do."""
 
-    __slots__ = ("pattern", "flags", "literals", "_full", "_may_match")
+    __slots__ = ("_full", "_may_match", "flags", "literals", "pattern")
 
     def __init__(self, full: re.Pattern[str], literals: frozenset[Literal]) -> None:
         self._full = full
