@@ -35,10 +35,13 @@ _MEETS_ASCII_RX = re.compile("[" + "".join(sorted(MEETS_ASCII)) + "]")
 Literal = tuple[str, bool]  # the text, and whether it is matched ignoring case
 
 
+_COMMON = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .,'-")
+
+
 def _weight(s: str) -> int:
-    """How rare a literal is: one Latin letter occurs in nearly every sentence, one Chinese
-    character ("吗", "先") in few."""
-    return len(s) if s.isascii() else 2 * len(s)
+    """How rare a literal is: one Latin letter occurs in nearly every sentence, one digit or
+    Chinese character ("5", "吗", "先") in few."""
+    return sum(1 if c in _COMMON else 2 for c in s)
 
 
 def _better(
