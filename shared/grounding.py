@@ -32,6 +32,7 @@ import unicodedata
 from memwarden.shared.classifier import Feature, classify
 from memwarden.shared.event_dates import parse_dated, when_in, without
 from memwarden.shared.clocktime import find_clock_times
+from memwarden.shared.prefilter import Prefiltered, any_may_match, prefiltered
 from memwarden.shared.registry import KeySpec, fold
 from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates
 from memwarden.shared.textfold import to_simplified
@@ -89,11 +90,13 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # NFKC and simplified Chinese leave ASCII as it is
+        return text.casefold()
     return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
 
 
-def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for group in groups for p in group)
+def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str] | Prefiltered, ...]:
+    return tuple(prefiltered(re.compile(p)) for group in groups for p in group)
 
 
 _DAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
@@ -135,6 +138,10 @@ FREE_TEXT_ONLY = _qualifiers(
 )
 
 
+_MAY_RESTRICT = any_may_match(RESTRICTIVE)
+_MAY_RESTRICT_FREE_TEXT = any_may_match(RESTRICTIVE + FREE_TEXT_ONLY)
+
+
 def _without_relative_times(span: str) -> str:
     """``span`` with relative dates blanked: "last Monday" is a date, not "on Mondays"."""
     for rel in reversed(find_relative_times(span, _ANY_ANCHOR)):
@@ -163,7 +170,10 @@ def dropped_qualifier(value: str, span: str, *, free_text: bool) -> bool:
     span = _without_kept_clock_times(span, value)
     folded_span, folded_value = _fold(_without_relative_times(span)), _fold(value)
     patterns = RESTRICTIVE + (FREE_TEXT_ONLY if free_text else ())
-    if any(p.search(folded_span) and not p.search(folded_value) for p in patterns):
+    may_restrict = _MAY_RESTRICT_FREE_TEXT if free_text else _MAY_RESTRICT
+    if may_restrict(folded_span) and any(
+        p.search(folded_span) and not p.search(folded_value) for p in patterns
+    ):
         return True
     # a leading condition ("When I'm on the train, …") cannot survive into an enum value
     return not free_text and classify(span).has(Feature.CONDITIONAL)

@@ -106,12 +106,19 @@ class LanguageTable:
         taken: list[tuple[int, int]] = []
         found: dict[str, list[int]] = {}
         for form in sorted(candidates, key=len, reverse=True):
+            if _first_part(form) not in folded_span:
+                continue  # every match holds the form's first word as it is: none here
             for m in _form_regex(form).finditer(folded_span):
                 if any(m.start() < end and start < m.end() for start, end in taken):
                     continue
                 taken.append((m.start(), m.end()))
                 found.setdefault(candidates[form], []).append(m.start())
         return found
+
+
+@lru_cache(maxsize=4096)
+def _first_part(form: str) -> str:
+    return form.split()[0]
 
 
 @lru_cache(maxsize=4096)

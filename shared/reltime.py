@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memwarden.shared.batch_memo import per_batch
+from memwarden.shared.prefilter import Prefiltered, any_may_match, prefiltered
 
 
 class Granularity(StrEnum):
@@ -300,7 +301,7 @@ def _zh_year(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]
 
 
 _EN_DAY_ALT = "|".join(w.replace(" ", r"\s+") for w in sorted(EN_DAY_WORDS, key=len, reverse=True))
-PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
+_PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re.compile(_L + "(?:" + _EN_DAY_ALT + ")" + _R, re.I), _en_day),
     (re.compile(_L + r"(last|this|next)\s+(" + _WEEKDAY + ")" + _R, re.I), _en_weekday),
     (
@@ -348,6 +349,13 @@ PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
 )
 
 
+# Each behind its literal prefilter: a sentence holds at most one or two of these phrases.
+PATTERNS: tuple[tuple[re.Pattern[str] | Prefiltered, Resolver], ...] = tuple(
+    (prefiltered(pattern), resolve) for pattern, resolve in _PATTERNS
+)
+_MAY_HOLD_ONE = any_may_match(pattern for pattern, _ in PATTERNS)
+
+
 def _blocked(sentence: str, m: re.Match[str]) -> bool:
     """Chinese day/year words that are really part of another word ("以后天天", "以前年轻")."""
     word = m.group(0)
@@ -369,6 +377,8 @@ def find_relative_times(sentence: str, anchor: dt.datetime) -> list[RelativeTime
     """
     if anchor.tzinfo is None:
         raise ValueError("anchor must be timezone-aware")
+    if not _MAY_HOLD_ONE(sentence):
+        return []  # most sentences name no relative time at all
     day = anchor.date()
     found: list[RelativeTime] = []
     for pattern, resolve in PATTERNS:
@@ -385,9 +395,12 @@ def find_relative_times(sentence: str, anchor: dt.datetime) -> list[RelativeTime
     return result
 
 
+_ANY_DAY = dt.datetime(2000, 1, 3, tzinfo=dt.UTC)
+
+
 def has_relative_time(text: str) -> bool:
     """True when ``text`` holds a relative time phrase (no anchor needed to tell)."""
-    return bool(find_relative_times(text, dt.datetime(2000, 1, 3, tzinfo=dt.UTC)))
+    return bool(find_relative_times(text, _ANY_DAY))
 
 
 def _is_cjk_phrase(word: str) -> bool:

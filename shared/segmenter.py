@@ -11,6 +11,7 @@ whitespace; offsets are code points into the original text, ``end`` exclusive.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 TERMINATORS = frozenset(".!?。！？；;")
@@ -90,6 +91,10 @@ def _cuts_at(text: str, i: int) -> bool:
     return False
 
 
+# The only characters :func:`_cuts_at` may cut at: the cutter jumps from one to the next.
+_CUT_CANDIDATE = re.compile("[" + re.escape("".join(sorted(LINE_BREAKS | TERMINATORS))) + "]")
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """Cut ``text`` into trimmed sentences with code-point offsets."""
     sentences: list[Sentence] = []
@@ -97,6 +102,10 @@ def split_sentences(text: str) -> list[Sentence]:
     i = 0
     n = len(text)
     while i < n:
+        candidate = _CUT_CANDIDATE.search(text, i)
+        if candidate is None:
+            break
+        i = candidate.start()
         if _cuts_at(text, i):
             end = i + 1
             if text[i] not in LINE_BREAKS:

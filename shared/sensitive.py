@@ -21,6 +21,7 @@ import re
 from enum import StrEnum
 
 from memwarden.shared.batch_memo import per_batch
+from memwarden.shared.prefilter import Prefiltered, prefiltered
 from memwarden.shared.textfold import fold
 
 
@@ -280,17 +281,25 @@ _THIRD_ZH = re.compile(
     r"(?:住|是|有|喜欢|爱|讨厌|用|在|得了|患|怀孕|信|投|习惯|偏好|的|不|没|会|要|想|打算)"
 )
 
-_CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str], ...]], ...] = (
-    (
-        SensitiveCategory.HEALTH,
-        (re.compile(_HEALTH_EN, re.IGNORECASE), re.compile(_HEALTH_CASED), re.compile(_HEALTH_ZH)),
-    ),
-    (SensitiveCategory.PRECISE_LOCATION, (_LOCATION_EN, _LOCATION_ZH)),
-    (SensitiveCategory.CONTACT, (_CONTACT,)),
-    (SensitiveCategory.RELIGION, (_RELIGION,)),
-    (SensitiveCategory.POLITICS, (_POLITICS,)),
-    (SensitiveCategory.SEXUALITY, (_SEXUALITY,)),
-    (SensitiveCategory.THIRD_PERSON, (_THIRD_EN, _THIRD_ZH)),
+# Each behind its literal prefilter: most sentences hold none of these words.
+_CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str] | Prefiltered, ...]], ...] = tuple(
+    (category, tuple(map(prefiltered, patterns)))
+    for category, patterns in (
+        (
+            SensitiveCategory.HEALTH,
+            (
+                re.compile(_HEALTH_EN, re.IGNORECASE),
+                re.compile(_HEALTH_CASED),
+                re.compile(_HEALTH_ZH),
+            ),
+        ),
+        (SensitiveCategory.PRECISE_LOCATION, (_LOCATION_EN, _LOCATION_ZH)),
+        (SensitiveCategory.CONTACT, (_CONTACT,)),
+        (SensitiveCategory.RELIGION, (_RELIGION,)),
+        (SensitiveCategory.POLITICS, (_POLITICS,)),
+        (SensitiveCategory.SEXUALITY, (_SEXUALITY,)),
+        (SensitiveCategory.THIRD_PERSON, (_THIRD_EN, _THIRD_ZH)),
+    )
 )
 
 

@@ -133,30 +133,46 @@ def _fold_cached(text: str) -> Folded:
     return _fold(text)
 
 
+@lru_cache(maxsize=8192)  # one entry per distinct character: a text holds few
+def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
+    """Steps 1–3 for one non-ASCII character: what it becomes, and the flag it raises."""
+    if ch in INVISIBLE:
+        return "", FoldFlag.INVISIBLE
+    if ch in BIDI_CONTROLS:
+        return "", FoldFlag.BIDI
+    skeleton = _skeleton()
+    flag = None
+    pieces: list[str] = []
+    for piece in unicodedata.normalize("NFKC", ch):
+        if piece in INVISIBLE or piece in BIDI_CONTROLS:
+            continue
+        if not piece.isascii() and piece in skeleton:
+            piece = skeleton[piece]
+            flag = FoldFlag.CONFUSABLE
+        pieces.append(piece)
+    return "".join(pieces), flag
+
+
 def _fold(text: str) -> Folded:
     if text.isascii():  # nothing to fold: the common case, kept cheap
         return Folded(text, range(len(text)), frozenset(), len(text))
     out: list[str] = []
     origin: list[int] = []
     flags: set[FoldFlag] = set()
-    skeleton = _skeleton()
+    fold_char = _fold_char
     for i, ch in enumerate(text):
         if ch.isascii():
             out.append(ch)
             origin.append(i)
             continue
-        if ch in INVISIBLE:
-            flags.add(FoldFlag.INVISIBLE)
+        folded, flag = fold_char(ch)
+        if flag is not None:
+            flags.add(flag)
+        if folded == ch:  # most characters (CJK among them) stay as they are
+            out.append(ch)
+            origin.append(i)
             continue
-        if ch in BIDI_CONTROLS:
-            flags.add(FoldFlag.BIDI)
-            continue
-        for piece in unicodedata.normalize("NFKC", ch):
-            if piece in INVISIBLE or piece in BIDI_CONTROLS:
-                continue
-            if not piece.isascii() and piece in skeleton:
-                piece = skeleton[piece]
-                flags.add(FoldFlag.CONFUSABLE)
+        for piece in folded:
             out.append(piece)
             origin.append(i)
     if _CJK.search("".join(out)) and _simplify(out):

@@ -31,6 +31,7 @@ from memwarden.shared.models import (
     ScopeKind,
     Source,
 )
+from memwarden.shared.prefilter import prefiltered
 from memwarden.shared.registry import Registry, Sensitivity
 from memwarden.shared.secret_mask import MaskedSpan, touches
 from memwarden.shared.secrets import find_secrets, secret_kinds
@@ -54,12 +55,14 @@ OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication
 OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
 # A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
 # secret elsewhere is a note about that secret: rejected like the secret itself.
-_CREDENTIAL_WORD = re.compile(
-    r"\b(?:key|keys|token|tokens|password|passwords|passphrase|secret|secrets|credential"
-    r"|credentials|api[- ]?key|ssh|pem|cert|certificate|seed phrase|recovery code|pin"
-    r"|login|logins|passcode|passcodes|code|codes|combination|mnemonic|answer)\b"
-    r"|密钥|私钥|公钥|密码|口令|令牌|凭据|凭证|证书|助记词|秘钥|token|密保|答案|备用码|恢复码|暗号",
-    re.IGNORECASE,
+_CREDENTIAL_WORD = prefiltered(
+    re.compile(
+        r"\b(?:key|keys|token|tokens|password|passwords|passphrase|secret|secrets|credential"
+        r"|credentials|api[- ]?key|ssh|pem|cert|certificate|seed phrase|recovery code|pin"
+        r"|login|logins|passcode|passcodes|code|codes|combination|mnemonic|answer)\b"
+        r"|密钥|私钥|公钥|密码|口令|令牌|凭据|凭证|证书|助记词|秘钥|token|密保|答案|备用码|恢复码|暗号",
+        re.IGNORECASE,
+    )
 )
 
 
