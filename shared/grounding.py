@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from functools import lru_cache
 
 from memwarden.shared.classifier import Feature, classify
 from memwarden.shared.event_dates import parse_dated, when_in, without
@@ -179,6 +180,7 @@ def dropped_qualifier(value: str, span: str, *, free_text: bool) -> bool:
     return not free_text and classify(span).has(Feature.CONDITIONAL)
 
 
+@lru_cache(maxsize=4096)  # forms are mostly catalogue names, asked for every sentence
 def form_pattern(form: str) -> re.Pattern[str]:
     """``form`` as a regex; Latin ends get token boundaries ("npm" is not inside "pnpm")."""
     body = r"\s+".join(re.escape(part) for part in form.split())

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from re import _parser as sre_parse  # the parse tree ``re`` itself compiles from
+
+try:  # the parse tree ``re`` itself compiles from; private, stable since Python 3.11
+    from re import _parser as sre_parse
+except ImportError:  # a Python that moved it: no prefilter, and the very same answers
+    sre_parse = None
 from typing import Any
 
 _OPS = sre_parse  # op codes (LITERAL, BRANCH, ...) are exported by the parser module
@@ -230,6 +234,8 @@ class Prefiltered:
 
 def prefiltered(pattern: re.Pattern[str]) -> re.Pattern[str] | Prefiltered:
     """``pattern`` with a literal prefilter in front when one can be derived, else itself."""
+    if sre_parse is None:
+        return pattern
     literals = required_literals(pattern)
     return pattern if literals is None else Prefiltered(pattern, literals)
 
