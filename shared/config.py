@@ -43,10 +43,11 @@ class Settings(BaseSettings):
     max_text_chars: int = Field(default=20_000, description="longest turn text accepted at ingest")
     max_batch: int = Field(default=200, description="outbox rows a relay claims and sends per task")
     direct_handoff: bool = Field(
-        default=True,
-        description="with a broker: a committing stage or ingest publishes its new events "
-        "itself right after its commit (rows are written as published); relays then only "
-        "redeliver what was not consumed in time",
+        default=False,
+        description="with a Redis broker: a committing stage or ingest publishes its new "
+        "events for idle stages itself right after its commit (rows are written as "
+        "published); relays redeliver what is not consumed in time. Lower latency at low "
+        "rates, worse tails near saturation (docs/decisions.md)",
     )
     relay_poll_seconds: float = Field(
         default=0.2, description="relay sleep when the outbox is empty"

@@ -29,6 +29,7 @@ def broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
     client = redis.Redis.from_url(REDIS_URL)
     client.delete(*QUEUES)
     monkeypatch.setenv("MEMWARDEN_BROKER_URL", REDIS_URL)
+    monkeypatch.setenv("MEMWARDEN_DIRECT_HANDOFF", "true")
     get_settings.cache_clear()
     yield client
     client.delete(*QUEUES)
@@ -111,6 +112,7 @@ def test_unreachable_broker__leaves_rows_unsent_for_the_relay(
     pg_engine: Engine, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMWARDEN_BROKER_URL", "redis://127.0.0.1:1/0")  # nothing listens
+    monkeypatch.setenv("MEMWARDEN_DIRECT_HANDOFF", "true")
     get_settings.cache_clear()
     try:
         with unit_of_work(pg_engine) as uow:
@@ -122,10 +124,10 @@ def test_unreachable_broker__leaves_rows_unsent_for_the_relay(
     assert row.sent_at is None and row.publish_count == 0
 
 
-def test_handoff_off__every_row_waits_for_a_relay(
+def test_handoff_off_by_default__every_row_waits_for_a_relay(
     pg_engine: Engine, tenant: str, broker: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMWARDEN_DIRECT_HANDOFF", "false")
+    monkeypatch.delenv("MEMWARDEN_DIRECT_HANDOFF")
     get_settings.cache_clear()
     with unit_of_work(pg_engine) as uow:
         emit_many(uow.conn, _turns(tenant, ["r"]))
