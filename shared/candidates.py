@@ -11,18 +11,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memwarden.shared.db import dumps, insert_ignore, pairs_in, utcnow
+from memwarden.shared.db import Batch, dumps, insert_ignore_stmt, pairs_in, utcnow
 from memwarden.shared.schema import proposal_candidates, proposals
 from sqlalchemy import Connection, delete, exists, func, select
 
 
-def store_candidates(conn: Connection, bodies: list[dict[str, Any]]) -> None:
-    """Store proposal bodies (each with ``proposal_id``); a body stored before stays (the id
-    covers its identity; a re-extraction of the same candidate is the same row)."""
+def queue_candidates(batch: Batch, bodies: list[dict[str, Any]]) -> None:
+    """Store proposal bodies (each with ``proposal_id``), queued on the caller's batch: one
+    executemany, compiled once. A body stored before stays (the id covers its identity; a
+    re-extraction of the same candidate is the same row)."""
     now = utcnow()
-    insert_ignore(
-        conn,
-        proposal_candidates,
+    batch.add(
+        "candidates.store",
+        lambda conn: insert_ignore_stmt(conn, proposal_candidates, ["tenant_id", "proposal_id"]),
         [
             {
                 "tenant_id": b["tenant_id"],
@@ -33,27 +34,24 @@ def store_candidates(conn: Connection, bodies: list[dict[str, Any]]) -> None:
             }
             for b in bodies
         ],
-        ["tenant_id", "proposal_id"],
     )
 
 
-def load_candidates(
+def take_candidates(
     conn: Connection, keys: list[tuple[str, str]]
 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """The stored bodies of ``(tenant, proposal_id)`` keys; an erased one is absent."""
+    """Remove and return the stored bodies of ``(tenant, proposal_id)`` keys (an erased one
+    is absent): the gate takes what it decides in one statement, in its own transaction, so
+    a rollback puts them back. The key lists match a superset in theory; proposal ids hash
+    their tenant, so exact in practice."""
     if not keys:
         return {}
     wanted = set(keys)
+    c = proposal_candidates.c
     rows = conn.execute(
-        select(
-            proposal_candidates.c.tenant_id,
-            proposal_candidates.c.proposal_id,
-            proposal_candidates.c.body_json,
-        ).where(
-            pairs_in(
-                conn, proposal_candidates.c.tenant_id, proposal_candidates.c.proposal_id, wanted
-            )
-        )
+        delete(proposal_candidates)
+        .where(pairs_in(conn, c.tenant_id, c.proposal_id, wanted))
+        .returning(c.tenant_id, c.proposal_id, c.body_json)
     )
     return {
         (r.tenant_id, r.proposal_id): json.loads(r.body_json)

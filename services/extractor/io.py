@@ -10,14 +10,14 @@ from typing import Any
 from memwarden.services.extractor.canary import routed
 from memwarden.services.extractor.debounce import extract_debounced
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION, extract
-from memwarden.shared.candidates import store_candidates
+from memwarden.shared.candidates import queue_candidates
 from memwarden.shared.canonical import proposal_id, proposal_identity
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.config import get_settings
 from memwarden.shared.consume import consume
-from memwarden.shared.db import get_engine, in_offset, pairs_in, unit_of_work, utcnow
+from memwarden.shared.db import Batch, get_engine, in_offset, pairs_in, unit_of_work, utcnow
 from memwarden.shared.models import MessageStatus, ProposalBody, Topic, Turn
-from memwarden.shared.outbox import emit_many, order_seq
+from memwarden.shared.outbox import order_seq, queue_events
 from memwarden.shared.registry import Registry, default_registry
 from memwarden.shared.schema import messages
 from sqlalchemy import Connection, Engine, Row, select
@@ -109,11 +109,22 @@ def _stage_extractor(conn: Connection, registry: Registry) -> Callable[[Turn], l
     return routed(conn, settings, registry, stable, utcnow())
 
 
+def _emit_proposals(conn: Connection, rows: list[Row[Any]], registry: Registry) -> int:
+    """Extract, store each proposal body as a candidate and emit the events that name them:
+    keys only, never values (the gate reads the body by key). The candidates and the events
+    are written in one round trip; returns how many events."""
+    bodies, events = _proposal_events(conn, rows, registry)
+    batch = Batch(conn)
+    queue_candidates(batch, bodies)
+    queue_events(batch, events)
+    batch.send()
+    return len(events)
+
+
 def _proposal_events(
     conn: Connection, rows: list[Row[Any]], registry: Registry
-) -> list[ProposalEvent]:
-    """Extract, store each proposal body as a candidate, and return the events that name
-    them: keys only, never values (the gate reads the body by key)."""
+) -> tuple[list[dict[str, Any]], list[ProposalEvent]]:
+    """The proposal bodies extracted from ``rows`` (each with its id), and their events."""
     # revoked before extraction: nothing may be proposed from it
     turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
     # a subject's order: when the message a proposal cites was said
@@ -133,8 +144,7 @@ def _proposal_events(
                 seq.get((body.tenant_id, body.evidence.message_id), 0),
             )
         )
-    store_candidates(conn, bodies)
-    return events
+    return bodies, events
 
 
 def _messages(conn: Connection, keys: list[tuple[str, str, int]]) -> list[Row[Any]]:
@@ -161,9 +171,7 @@ def extract_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
         [(e["tenant_id"], e["payload"]["message_id"], e["payload"]["revision"]) for e in envelopes],
     )
     # one run per conversation, in the order it was said (services.extractor.debounce)
-    events = _proposal_events(conn, rows, default_registry())
-    emit_many(conn, events)
-    return len(events)
+    return _emit_proposals(conn, rows, default_registry())
 
 
 def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
@@ -186,7 +194,6 @@ def reextract_messages(
                 messages.c.tenant_id == tenant_id, messages.c.message_id.in_(message_ids)
             )
         ).all()
-        events = _proposal_events(uow.conn, list(rows), registry)
-        emit_many(uow.conn, events)
+        sent = _emit_proposals(uow.conn, list(rows), registry)
         uow.commit()
-    return len(events)
+    return sent

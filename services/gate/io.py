@@ -14,15 +14,14 @@ from memwarden.services.gate.checks import recompute_proposal_id
 from memwarden.services.gate.rates import record_batch, screen_batch
 from memwarden.services.gate.records import GateContext, Verified, refuse, stored_receipt, verified
 from memwarden.shared.batch_memo import batch_scope
-from memwarden.shared.candidates import load_candidates
+from memwarden.shared.candidates import take_candidates
 from memwarden.shared.canonical import payload_hash
 from memwarden.shared.celery_app import Stage
 from memwarden.shared.consume import ConsumeResult, consume
-from memwarden.shared.db import get_engine, pairs_in, unit_of_work
+from memwarden.shared.db import get_engine, unit_of_work
 from memwarden.shared.models import MemoryProposal, Receipt, safe_error_fields
-from memwarden.shared.schema import proposal_candidates
 from pydantic import ValidationError
-from sqlalchemy import Connection, Engine, delete
+from sqlalchemy import Connection, Engine
 
 __all__ = [
     "GateContext",
@@ -69,7 +68,7 @@ def decide_events(conn: Connection, envelopes: list[Any], ctx: GateContext | Non
     ctx = ctx or GateContext()
     events = sorted((e for e in envelopes if is_event(e)), key=_seq)
     keys = [(e["tenant_id"], e["payload"].get("proposal_id", "")) for e in events]
-    bodies = load_candidates(conn, keys)
+    bodies = take_candidates(conn, keys)  # decided now, or back on a rollback
     raws: list[Any] = []
     for event, key in zip(events, keys, strict=True):
         if "evidence" in event["payload"]:  # an event written before candidates existed
@@ -78,14 +77,6 @@ def decide_events(conn: Connection, envelopes: list[Any], ctx: GateContext | Non
             raws.append(bodies[key])
     raws.extend(e for e in envelopes if not is_event(e))
     receipts = decide_many(conn, raws, ctx) if raws else []
-    if keys:
-        conn.execute(
-            delete(proposal_candidates).where(
-                pairs_in(
-                    conn, proposal_candidates.c.tenant_id, proposal_candidates.c.proposal_id, keys
-                )  # a superset in theory; proposal ids hash their tenant, so exact in practice
-            )
-        )
     return len(receipts)
 
 
