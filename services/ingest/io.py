@@ -12,7 +12,7 @@ from memwarden.shared.models import Topic, Turn
 from memwarden.shared.outbox import emit_many, order_seq
 from memwarden.shared.schema import messages
 from memwarden.shared.secret_mask import Masked, mask_secrets
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
 
@@ -184,13 +184,15 @@ def _masked_columns(masked: Masked) -> dict[str, object]:
 def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
     """The latest stored turn of each session in the batch: a turn ending "my PIN is" makes
     the start of the next one a secret."""
+    if conn.dialect.name == "postgresql":
+        return _last_session_texts_pg(conn, turns)
     out: dict[tuple[str, str], str] = {}
     for tenant_id, session_id in {(t.tenant_id, t.session_id) for t in turns}:
         # a re-sent turn is not its own context: a duplicate must mask the same way again
         ids = [
             t.message_id for t in turns if (t.tenant_id, t.session_id) == (tenant_id, session_id)
         ]
-        text = conn.execute(
+        latest = conn.execute(
             select(messages.c.text)
             .where(
                 messages.c.tenant_id == tenant_id,
@@ -200,9 +202,43 @@ def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, 
             .order_by(messages.c.created_at.desc(), messages.c.id.desc())
             .limit(1)
         ).scalar()
-        if text:
-            out[(tenant_id, session_id)] = text
+        if latest:
+            out[(tenant_id, session_id)] = latest
     return out
+
+
+# Each session's latest stored turn by its (tenant, session, created_at) index, one query
+# for the whole batch however many sessions it holds. A message of the batch is excluded
+# in every session of its tenant: a message belongs to one session (one that claims
+# another is refused as different content).
+_LAST_SESSION_TEXTS_PG = """
+SELECT s.tenant_id, s.session_id, m.text
+FROM unnest(CAST(:tenants AS text[]), CAST(:sessions AS text[])) AS s(tenant_id, session_id)
+CROSS JOIN LATERAL (
+    SELECT text FROM messages
+    WHERE messages.tenant_id = s.tenant_id AND messages.session_id = s.session_id
+      AND NOT EXISTS (
+          SELECT 1 FROM unnest(CAST(:batch_tenants AS text[]), CAST(:batch_ids AS text[]))
+              AS b(tenant_id, message_id)
+          WHERE b.tenant_id = messages.tenant_id AND b.message_id = messages.message_id)
+    ORDER BY messages.created_at DESC, messages.id DESC
+    LIMIT 1
+) AS m
+"""
+
+
+def _last_session_texts_pg(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
+    sessions = sorted({(t.tenant_id, t.session_id) for t in turns})
+    rows = conn.execute(
+        text(_LAST_SESSION_TEXTS_PG),
+        {
+            "tenants": [t for t, _ in sessions],
+            "sessions": [s for _, s in sessions],
+            "batch_tenants": [t.tenant_id for t in turns],
+            "batch_ids": [t.message_id for t in turns],
+        },
+    )
+    return {(r.tenant_id, r.session_id): r.text for r in rows if r.text}
 
 
 def _existing_fingerprints(
