@@ -226,12 +226,13 @@ def screen(
     named = {
         scope_name(kind, key)
         for p in proposed
-        for kind, key in ((ScopeKind.SUBJECT, p.subject_id), (ScopeKind.PRODUCER, p.extractor_version))
+        for kind, key in (
+            (ScopeKind.SUBJECT, p.subject_id),
+            (ScopeKind.PRODUCER, p.extractor_version),
+        )
     }
     window = window_edges(now, th.window, th.baseline) if th.enabled else None
-    reads = read_scopes(
-        conn, {(p.tenant_id, p.message_id) for p in proposed}, named, window=window
-    )
+    reads = read_scopes(conn, {(p.tenant_id, p.message_id) for p in proposed}, named, window=window)
     writes = [
         Write(
             p.tenant_id,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +148,7 @@ def _ping_after_idle(engine: Engine, idle_seconds: float) -> None:
             raise DisconnectionError("stale pooled connection") from exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def engine_for(url: str) -> Engine:
     """One engine per URL per process. Never evicted: an engine dropped from a bounded cache
     is garbage-collected with its pooled connections still open (a process uses one or two

@@ -31,8 +31,8 @@ import unicodedata
 from functools import lru_cache
 
 from memwarden.shared.classifier import Feature, classify
-from memwarden.shared.event_dates import parse_dated, when_in, without
 from memwarden.shared.clocktime import find_clock_times
+from memwarden.shared.event_dates import parse_dated, when_in, without
 from memwarden.shared.prefilter import Prefiltered, any_may_match, prefiltered
 from memwarden.shared.registry import KeySpec, fold
 from memwarden.shared.reltime import find_relative_times, has_relative_time, rendered_dates

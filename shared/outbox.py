@@ -359,9 +359,11 @@ def queue_mark_consumed(batch: Batch, ids: list[int]) -> None:
     if ids:
         batch.add(
             "outbox.consumed",
-            lambda conn: update(outbox)
-            .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
-            .values(consumed_at=bindparam("now", type_=outbox.c.consumed_at.type)),
+            lambda conn: (
+                update(outbox)
+                .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+                .values(consumed_at=bindparam("now", type_=outbox.c.consumed_at.type))
+            ),
             {"ids": sorted(ids), "now": utcnow()},
         )
 
@@ -373,9 +375,11 @@ def queue_hold(
     if ids:
         batch.add(
             "outbox.hold",
-            lambda conn: update(outbox)
-            .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
-            .values(sent_at=bindparam("due", type_=outbox.c.sent_at.type), claimed_until=None),
+            lambda conn: (
+                update(outbox)
+                .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+                .values(sent_at=bindparam("due", type_=outbox.c.sent_at.type), claimed_until=None)
+            ),
             {"ids": sorted(ids), "due": _held_until(redeliver_seconds, hold_seconds)},
         )
 

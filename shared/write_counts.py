@@ -121,7 +121,9 @@ def read_scopes(
     counts: Step | None = None
     if window is not None:
         since, recent = window
-        counts = batch.add("anomaly.counts", _counts_stmt, {**params, "since": since, "recent": recent})
+        counts = batch.add(
+            "anomaly.counts", _counts_stmt, {**params, "since": since, "recent": recent}
+        )
     batch.send()
     wanted = set(tenants) | {ALL_TENANTS}
     return ScopeReads(

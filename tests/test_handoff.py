@@ -82,10 +82,9 @@ def test_rolled_back_work__hands_off_nothing_and_a_failed_savepoint_drops_its_ev
         emit_many(uow.conn, _turns(tenant, ["gone"]))  # never committed
     with unit_of_work(pg_engine) as uow:
         emit_many(uow.conn, _turns(tenant, ["kept"]))
-        with pytest.raises(RuntimeError):
-            with uow.conn.begin_nested():
-                emit_many(uow.conn, _turns(tenant, ["undone"]))
-                raise RuntimeError("poison")
+        with pytest.raises(RuntimeError), uow.conn.begin_nested():
+            emit_many(uow.conn, _turns(tenant, ["undone"]))
+            raise RuntimeError("poison")
         uow.commit()
     assert [[e["key"] for e in t] for t in _queued(broker, "extractor")] == [[f"{tenant}:kept"]]
     assert set(_rows(pg_engine, tenant)) == {f"{tenant}:kept"}
