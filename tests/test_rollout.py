@@ -25,7 +25,6 @@ from memwarden.services.extractor.versions import (
     unregister_version,
 )
 from memwarden.services.gate.io import run_gate_stage
-from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import engine_for, unit_of_work, utcnow
 from memwarden.shared.models import ProposalBody, Topic, Turn
@@ -42,10 +41,9 @@ from memwarden.shared.rollout import (
 from memwarden.shared.schema import outbox, proposals
 from sqlalchemy import Engine, select
 
-from tests.conftest import turn_dict
+from tests.rollout_helpers import ingest_round
 
 BAD = "bad-canary-1"
-TEXT = "I prefer pnpm for all my JavaScript projects."
 
 
 def bad_extractor(turn: Turn, registry: Registry) -> list[ProposalBody]:
@@ -171,23 +169,6 @@ def _envelopes(engine: Engine, tenant: str, topic: Topic) -> list[dict[str, Any]
     return [event_of(r).envelope() for r in rows]
 
 
-def _ingest(engine: Engine, tenant: str, sessions: list[str], minute: int) -> None:
-    turns = [
-        Turn.model_validate(
-            turn_dict(
-                tenant,
-                TEXT,
-                message_id=f"m-{s}-{minute}",
-                subject=f"u-{s}",
-                session=s,
-                created_at=f"2026-05-01T09:{minute:02d}:00Z",
-            )
-        )
-        for s in sessions
-    ]
-    ingest_turns(turns, engine=engine)
-
-
 def _proposals(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
         return conn.execute(
@@ -223,7 +204,7 @@ def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_re
     note(f"canary {BAD} at {canary.percent:g}%; stable {EXTRACTOR_VERSION}")
 
     # Round 1: 40 sessions extracted; the gate decides those of the first 30 sessions.
-    _ingest(pg_engine, tenant, first, 1)
+    ingest_round(pg_engine, tenant, first, 1)
     extract_batch(_envelopes(pg_engine, tenant, Topic.TURN_RECEIVED), engine=pg_engine)
     early = {f"m-{s}-1" for s in first[:30]}
     submitted = _envelopes(pg_engine, tenant, Topic.PROPOSAL_SUBMITTED)
@@ -242,7 +223,7 @@ def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_re
 
     # Round 2: the extractor's monitor sees the canary's refusals jump and rolls back.
     second = [f"r{i}" for i in range(20)]
-    _ingest(pg_engine, tenant, second + sorted(routed)[:3], 2)
+    ingest_round(pg_engine, tenant, second + sorted(routed)[:3], 2)
     extract_batch(_envelopes(pg_engine, tenant, Topic.TURN_RECEIVED), engine=pg_engine)
     with pg_engine.connect() as conn:
         assert is_rolled_back(conn, BAD)
@@ -266,7 +247,7 @@ def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_re
 
     # Round 3: the env still names the canary; the stored rollback keeps routing on stable.
     assert get_settings().extractor_canary == f"{BAD}:30"
-    _ingest(pg_engine, tenant, sorted(routed), 3)
+    ingest_round(pg_engine, tenant, sorted(routed), 3)
     extract_batch(_envelopes(pg_engine, tenant, Topic.TURN_RECEIVED), engine=pg_engine)
     run_gate_stage(_envelopes(pg_engine, tenant, Topic.PROPOSAL_SUBMITTED), engine=pg_engine)
     third = [p for p in _proposals(pg_engine, tenant) if p.message_id.endswith("-3")]

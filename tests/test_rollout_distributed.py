@@ -16,19 +16,18 @@ import pytest
 import redis
 from memwarden.services.extractor.llm_client import extractor_version_for
 from memwarden.services.extractor.rules import EXTRACTOR_VERSION
-from memwarden.services.ingest.io import ingest_turns
 from memwarden.shared.db import engine_for, utcnow
-from memwarden.shared.models import Topic, Turn
+from memwarden.shared.models import Topic
 from memwarden.shared.rollout import Canary, is_rolled_back, routes_to_canary
 from memwarden.shared.schema import outbox, proposals
 from sqlalchemy import Engine, select
 
-from tests.conftest import REDIS_URL, turn_dict
+from tests.conftest import REDIS_URL
+from tests.rollout_helpers import ingest_round
 from tests.test_distributed import STAGES, wait_for
 from tests.test_llm_extractor import MODEL, ChatServer, answer, cand
 
 CANARY = extractor_version_for(MODEL)
-TEXT = "I prefer pnpm for all my JavaScript projects."
 
 
 @pytest.fixture
@@ -74,23 +73,6 @@ def processes(fresh_pg_url: str, tmp_path: Path, lying_model: ChatServer) -> Ite
             log.close()
 
 
-def _ingest(engine: Engine, tenant: str, sessions: list[str], round_no: int) -> None:
-    turns = [
-        Turn.model_validate(
-            turn_dict(
-                tenant,
-                TEXT,
-                message_id=f"m-{s}-{round_no}",
-                subject=f"u-{s}",
-                session=s,
-                created_at=f"2026-05-01T09:0{round_no}:00Z",
-            )
-        )
-        for s in sessions
-    ]
-    ingest_turns(turns, engine=engine)
-
-
 def _decided(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
         return conn.execute(select(proposals).where(proposals.c.tenant_id == tenant)).all()
@@ -114,14 +96,14 @@ def test_rollout_distributed__workers_roll_a_lying_canary_back(
     routed = {s for s in first if routes_to_canary(Canary(CANARY, 50), tenant, s)}
     assert 5 <= len(routed) <= 25
     note(f"canary {CANARY} at 50% in the extractor worker; stable {EXTRACTOR_VERSION}")
-    _ingest(engine, tenant, first, 1)
+    ingest_round(engine, tenant, first, 1)
     wait_for(lambda: len({p.message_id for p in _decided(engine, tenant)}) == 30, 300)
     mix = Counter((p.extractor_version, p.decision) for p in _decided(engine, tenant))
     note(f"round 1 decided by the gate worker: {dict(sorted(mix.items()))}")
     assert mix[(CANARY, "COMMIT")] == 0 and sum(n for (v, _), n in mix.items() if v == CANARY)
 
     second = [f"b{i}" for i in range(20)] + sorted(routed)
-    _ingest(engine, tenant, second, 2)
+    ingest_round(engine, tenant, second, 2)
     wait_for(lambda: len({p.message_id for p in _decided(engine, tenant)}) == 30 + len(second), 300)
     with engine.connect() as conn:
         assert is_rolled_back(conn, CANARY)
