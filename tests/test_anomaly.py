@@ -20,7 +20,7 @@ from memwarden.shared.db import unit_of_work
 from memwarden.shared.holds import list_holds
 from memwarden.shared.metrics import producer_label
 from memwarden.shared.models import Decision, Receipt, Topic, Turn
-from memwarden.shared.schema import outbox
+from memwarden.shared.schema import outbox, write_counts
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine, select
 
@@ -235,3 +235,22 @@ def test_redelivered_batch__is_not_counted_twice(
     assert [r.model_dump() for r in again] == [r.model_dump() for r in first]  # exact replays
     with pg_engine.connect() as conn:
         assert list_holds(conn, tenant, active_only=True) == []
+
+
+def test_counts__one_row_per_scope_and_bucket_however_many_batches(  # both stores
+    store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]], thresholds: None
+) -> None:
+    """The windowed sums read what ``write_counts`` holds: rows must grow with time
+    buckets, never with traffic (a row per batch grew to millions for a busy scope)."""
+    traffic = Traffic(store, tenant, make_proposal)
+    for i in range(4):  # four one-proposal batches in the same 3 s bucket (window 60 s / 20)
+        traffic.batch(1, START + timedelta(milliseconds=500 * i))
+    traffic.batch(1, START + timedelta(seconds=4))  # the next bucket
+    with unit_of_work(store) as uow:
+        rows = uow.conn.execute(
+            select(write_counts).where(
+                write_counts.c.tenant_id == tenant, write_counts.c.scope == "subject:u1"
+            )
+        ).all()
+    assert sorted(r.proposals for r in rows) == [1, 4]
+    assert len({r.writer for r in rows}) == 1  # this process's rows
