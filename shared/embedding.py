@@ -64,6 +64,29 @@ def features(text: str) -> list[str]:
     return out
 
 
+def shared_features(query_features: frozenset[str], text: str) -> int:
+    """``len(query_features & set(features(text)))`` without listing ``text``'s features
+    (recall scores about a hundred memories per query): a word is looked up among the text's
+    words, a trigram of a padded word is a substring of the text's padded words joined by
+    spaces (a trigram holds no space, so it cannot straddle two words), and a CJK character
+    or bigram is a substring of its CJK runs joined the same way."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    words = {w.strip(".-") for w in _LATIN_WORD.findall(folded)}
+    words.discard("")
+    padded = " ".join(f"#{w}#" for w in words)
+    runs = " ".join(_CJK_RUN.findall(folded))
+    shared = 0
+    for feature in query_features:
+        kind, body = feature[0], feature[2:]
+        if kind == "w":
+            shared += body in words
+        elif kind == "t":
+            shared += body in padded
+        else:  # "c" (a character) or "b" (a bigram) of a CJK run
+            shared += body in runs
+    return shared
+
+
 class HashedNgramEmbedder:
     """The default embedder: deterministic across processes and machines."""
 

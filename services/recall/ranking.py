@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from memwarden.shared.embedding import (
     features,
     from_bytes,
     memory_text,
+    shared_features,
 )
 
 VALUE_WEIGHT = 0.5
@@ -57,20 +57,14 @@ def score_rows(
         log.warning("recall ranks without vectors: embedder %s failed (%s)", embedder.name, exc)
         cosine = np.zeros(len(rows), dtype=np.float32)
     by_key = vocabulary.match(query)
-    q_features = set(features(query))
+    q_features = frozenset(features(query))
     out = []
     for row, cos in zip(rows, cosine, strict=True):
-        overlap = len(q_features & _value_features(row.value_json)) / max(len(q_features), 1)
+        overlap = shared_features(q_features, row.value_json) / max(len(q_features), 1)
         out.append(
             float(cos) + VALUE_WEIGHT * overlap + KEY_WEIGHT * by_key.get(row.normalized_key, 0.0)
         )
     return out
-
-
-@lru_cache(maxsize=4096)
-def _value_features(value_json: str) -> frozenset[str]:
-    """A value's features, kept: the same memories are ranked again on every recall."""
-    return frozenset(features(value_json))
 
 
 def similarities(query: str, rows: Sequence[Any], embedder: Embedder) -> Vector:
