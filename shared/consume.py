@@ -27,14 +27,8 @@ from memwarden.shared import metrics
 from memwarden.shared.config import get_settings
 from memwarden.shared.db import Batch, get_engine, unit_of_work
 from memwarden.shared.dead_letters import dead_letter
-from memwarden.shared.inbox import first_deliveries, queue_first_deliveries
-from memwarden.shared.outbox import (
-    held_back,
-    hold,
-    mark_consumed,
-    queue_hold,
-    queue_mark_consumed,
-)
+from memwarden.shared.inbox import new_keys, queue_first_deliveries
+from memwarden.shared.outbox import held_back, queue_hold, queue_mark_consumed
 from memwarden.shared.retry import backoff_delays, is_transient, redacted
 from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Connection, Engine
@@ -196,24 +190,19 @@ def _book(
     """The batch's bookkeeping before its effects: held events due again later, the inbox
     (returns the keys seen for the first time), and ``consumed_at`` on every active event.
     Marking before the effects is safe: it is the same transaction, so it commits with them
-    or not at all. One round trip on PostgreSQL."""
+    or not at all. One round trip on PostgreSQL (SQLite runs the three one by one)."""
     settings = get_settings()
     ids = [e["id"] for e in active if isinstance(e.get("id"), int)]
     timing = {
         "redeliver_seconds": settings.redeliver_seconds,
         "hold_seconds": settings.hold_seconds,
     }
-    if conn.dialect.name != "postgresql":
-        hold(conn, held, **timing)
-        first = first_deliveries(conn, stage, keys)
-        mark_consumed(conn, ids)
-        return first
     batch = Batch(conn)
     queue_hold(batch, held, **timing)
     step = queue_first_deliveries(batch, stage, keys)
     queue_mark_consumed(batch, ids)
     batch.send()
-    return set() if step is None else {r["event_key"] for r in step.rows}
+    return new_keys(step)
 
 
 def _apply_one_by_one(

@@ -16,34 +16,39 @@ _FIRST_PG = (
 )
 
 
-def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
-    """``first_deliveries`` queued on a PostgreSQL batch: after ``send()`` the step's rows
-    hold the new keys (``event_key``); None when there are no keys."""
-    keys = list(dict.fromkeys(event_keys))
-    if not keys:
-        return None
-    params = {"consumer": consumer, "now": utcnow(), "keys": keys}
-    return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
-
-
 def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
     """The subset of ``event_keys`` never processed by ``consumer``; records them all.
 
     ON CONFLICT DO NOTHING rather than a read-then-insert, so two workers handling the same
     redelivered batch cannot both see a key as new: the second blocks on the first's row.
     """
+    batch = Batch(conn)
+    step = queue_first_deliveries(batch, consumer, event_keys)
+    batch.send()
+    return new_keys(step)
+
+
+def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
+    """``first_deliveries`` queued on the caller's batch; read the answer with
+    :func:`new_keys` after ``send()``. None when there are no keys."""
     keys = list(dict.fromkeys(event_keys))
     if not keys:
-        return set()
+        return None
     now = utcnow()
-    if conn.dialect.name == "postgresql":
-        rows = conn.execute(text(_FIRST_PG), {"consumer": consumer, "now": now, "keys": keys})
-        return set(rows.scalars())
-    dialect_insert = sqlite.insert
-    stmt = (
-        dialect_insert(processed_events)
-        .values([{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys])
-        .on_conflict_do_nothing(index_elements=["consumer", "event_key"])
-        .returning(processed_events.c.event_key)
+    if batch.conn.dialect.name == "postgresql":
+        params = {"consumer": consumer, "now": now, "keys": keys}
+        return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
+    return batch.add(
+        "inbox.first",
+        lambda _conn: (
+            sqlite.insert(processed_events)
+            .on_conflict_do_nothing(index_elements=["consumer", "event_key"])
+            .returning(processed_events.c.event_key)
+        ),
+        [{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys],
     )
-    return set(conn.execute(stmt).scalars())
+
+
+def new_keys(step: Step | None) -> set[str]:
+    """The keys a sent :func:`queue_first_deliveries` recorded for the first time."""
+    return set() if step is None else {r["event_key"] for r in step.rows}

@@ -346,15 +346,12 @@ def release(conn: Connection, ids: list[int]) -> None:
 
 def mark_consumed(conn: Connection, ids: list[int], now: datetime | None = None) -> None:
     """Called by a consumer inside the transaction of its effects (SPEC §8.1)."""
-    if ids:
-        conn.execute(
-            update(outbox)
-            .where(in_list(conn, outbox.c.id, sorted(ids)), outbox.c.consumed_at.is_(None))
-            .values(consumed_at=now or utcnow())
-        )
+    batch = Batch(conn)
+    queue_mark_consumed(batch, ids, now)
+    batch.send()
 
 
-def queue_mark_consumed(batch: Batch, ids: list[int]) -> None:
+def queue_mark_consumed(batch: Batch, ids: list[int], now: datetime | None = None) -> None:
     """``mark_consumed`` queued on the caller's batch."""
     if ids:
         batch.add(
@@ -364,14 +361,15 @@ def queue_mark_consumed(batch: Batch, ids: list[int]) -> None:
                 .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
                 .values(consumed_at=bindparam("now", type_=outbox.c.consumed_at.type))
             ),
-            {"ids": sorted(ids), "now": utcnow()},
+            {"ids": sorted(ids), "now": now or utcnow()},
         )
 
 
 def queue_hold(
     batch: Batch, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
 ) -> None:
-    """``hold`` queued on the caller's batch."""
+    """Not consumed now, due again in ``hold_seconds``: its redelivery clock is set back
+    (queued on the caller's batch)."""
     if ids:
         batch.add(
             "outbox.hold",
@@ -386,19 +384,6 @@ def queue_hold(
 
 def _held_until(redeliver_seconds: float, hold_seconds: float) -> datetime:
     return utcnow() - timedelta(seconds=max(redeliver_seconds - hold_seconds, 0))
-
-
-def hold(
-    conn: Connection, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
-) -> None:
-    """Not consumed now, due again in ``hold_seconds``: its redelivery clock is set back."""
-    if ids:
-        due = _held_until(redeliver_seconds, hold_seconds)
-        conn.execute(
-            update(outbox)
-            .where(in_list(conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))
-            .values(sent_at=due, claimed_until=None)
-        )
 
 
 def held_back(conn: Connection, events: list[tuple[int, str, int]]) -> set[int]:

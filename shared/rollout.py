@@ -35,6 +35,7 @@ from memwarden.shared.holds import (
 from memwarden.shared.models import Topic
 from memwarden.shared.outbox import emit_many
 from memwarden.shared.schema import write_counts
+from memwarden.shared.write_counts import COUNT_COLUMNS
 from sqlalchemy import Connection, func, select
 
 # the version part: the same shape proposals accept (models.VERSION_PATTERN)
@@ -122,15 +123,7 @@ def compare(
     return [n for n in WATCHED if canary.rate(n) - stable.rate(n) > max_increase]
 
 
-_COLUMNS = (
-    "committed",
-    "noop",
-    "needs_confirmation",
-    "confirm_replace",
-    "quarantined",
-    "conflicted",
-    "rejected",
-)
+_COLUMNS = COUNT_COLUMNS[1:]  # the decisions, without the proposal count
 
 
 def window_rates(
