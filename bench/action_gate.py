@@ -17,16 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.actions.io import request_action
-from memwarden.services.actions.request import ActionRequest
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.shared.auth import Principal, Scope
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import current_memories
 from sqlalchemy import select
 
 from bench.common import scratch_database, summary_ms
+from memwarden_actions.io import request_action
+from memwarden_actions.request import ActionRequest
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.state.auth import Principal, Scope
+from memwarden_shared.store.schema import current_memories
+from memwarden_usecases.pipeline import drain
 
 TENANT = "bench"
 AGENT = Principal("bench-agent", TENANT, frozenset({Scope.ACTION_REQUEST}))

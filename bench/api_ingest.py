@@ -18,9 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
-from memwarden.shared.auth import Scope, create_principal
 
 from bench.common import percentile, scratch_database
+from memwarden_shared.state.auth import Scope, create_principal
 
 TEXTS = ["I prefer pnpm for all my projects.", "我更喜欢深色主题。", "Thanks, that fixed it!"]
 
@@ -49,7 +49,7 @@ def main() -> None:
             "MEMWARDEN_MAX_BATCH": str(args.batch),
         }
         api = subprocess.Popen(
-            [sys.executable, "-m", "memwarden.services.cli", "api", "--port", str(port)],
+            [sys.executable, "-m", "memwarden.cli", "api", "--port", str(port)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -8,9 +8,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from memwarden.shared.db import engine_for, migrate
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
+
+from memwarden_shared.store.db import engine_for, migrate
 
 # A benchmark's synthetic traffic is a burst by design: the anomaly detector would send it to
 # review and the figures would measure another path. Counting still runs (its cost is real).

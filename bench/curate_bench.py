@@ -20,9 +20,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.curate.publish import publish, rollback
-from memwarden.services.curate.runs import get_run, items_of
-from memwarden.services.curate.stages import (
+from bench.common import scratch_database
+from memwarden_curate.publish import publish, rollback
+from memwarden_curate.runs import get_run, items_of
+from memwarden_curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -30,15 +31,13 @@ from memwarden.services.curate.stages import (
     review_plan,
     take_snapshot,
 )
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.shared.auth import Principal, Scope
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import Turn
-from memwarden.shared.registry import default_registry
-
-from bench.common import scratch_database
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.state.auth import Principal, Scope
+from memwarden_shared.store.db import unit_of_work
+from memwarden_usecases.pipeline import drain
 
 ADJ = [
     "amber",

@@ -20,14 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.extractor.io import with_id
-from memwarden.services.extractor.rules import extract
-from memwarden.services.gate import checks
-from memwarden.shared.batch_memo import batch_scope, message_scope
-from memwarden.shared.canonical import claim_text
-from memwarden.shared.models import MemoryProposal, Turn
-from memwarden.shared.registry import default_registry
 from pydantic import ValidationError
+
+from memwarden_extractor.io import with_id
+from memwarden_extractor.rules import extract
+from memwarden_gate import checks
+from memwarden_shared.contract.canonical import claim_text
+from memwarden_shared.contract.models import MemoryProposal, Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.text.batch_memo import batch_scope, message_scope
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = [

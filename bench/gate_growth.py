@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.gate.io import decide_batch
 from sqlalchemy import Engine, text
 
 from bench.common import percentile, scratch_database
 from bench.gate_throughput import make_proposals
+from memwarden_gate.io import decide_batch
 
 TENANT = "bench-growth"
 

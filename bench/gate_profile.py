@@ -19,10 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.gate.io import decide_batch
-
 from bench.common import scratch_database
 from bench.gate_throughput import make_proposals
+from memwarden_gate.io import decide_batch
 
 
 def _run(label: str, fn, profile: bool, top: int, n: int) -> None:

@@ -21,17 +21,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.extractor.io import with_id
-from memwarden.services.extractor.rules import extract
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.db import engine_for
-from memwarden.shared.models import Turn
-from memwarden.shared.registry import default_registry
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
 from bench.common import scratch_database
+from memwarden_extractor.io import with_id
+from memwarden_extractor.rules import extract
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.store.db import engine_for
 
 SENTENCES = [
     "I prefer pnpm for all my projects.",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 MEASURE = """
 import sys
-from memwarden.services.cli import main
+from memwarden.cli import main
 code = main(sys.argv[1:])
 # VmHWM: the peak RSS of this process's own memory since exec. getrusage's ru_maxrss would
 # not do: Linux carries the parent's high-water mark across a vfork+exec.

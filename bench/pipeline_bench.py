@@ -21,12 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import vector_index
 from sqlalchemy import Engine, func, select, text
 
 from bench.common import percentile, scratch_database
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.schema import vector_index
 
 # another Redis database with MEMWARDEN_BENCH_BROKER_URL (it is flushed): a shared machine
 BROKER = os.environ.get("MEMWARDEN_BENCH_BROKER_URL", "redis://127.0.0.1:6379/14")
@@ -99,7 +99,7 @@ def start_pipeline(url: str, log_dir: Path) -> list[subprocess.Popen[bytes]]:
         log = (log_dir / f"{'-'.join(args)}.log").open("w")
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "memwarden.services.cli", *args],
+                [sys.executable, "-m", "memwarden.cli", *args],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memwarden.services.recall.query import recall
-from memwarden.shared.canonical import sha256_hex
-from memwarden.shared.db import dumps
-from memwarden.shared.embedding import default_embedder, memory_text, to_bytes
-from memwarden.shared.schema import (
+from bench.common import scratch_database, summary_ms
+from memwarden_recall.query import recall
+from memwarden_shared.contract.canonical import sha256_hex
+from memwarden_shared.store.db import dumps
+from memwarden_shared.store.schema import (
     current_memories,
     fact_keys,
     memory_evidence,
@@ -30,8 +30,7 @@ from memwarden.shared.schema import (
     messages,
     vector_index,
 )
-
-from bench.common import scratch_database, summary_ms
+from memwarden_shared.text.embedding import default_embedder, memory_text, to_bytes
 
 WORDS = [
     "pnpm",

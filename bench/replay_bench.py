@@ -94,7 +94,7 @@ def replay(path: Path, env: dict[str, str], report: Path) -> tuple[float, dict, 
     wrapper = (
         "import resource, runpy, sys\n"
         f"sys.argv = {argv!r}\n"
-        "try:\n    runpy.run_module('memwarden.services.cli', run_name='__main__')\n"
+        "try:\n    runpy.run_module('memwarden.cli', run_name='__main__')\n"
         "finally:\n    print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
         " file=sys.stderr)\n"
     )

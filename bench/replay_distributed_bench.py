@@ -77,7 +77,7 @@ def start_workers(n: int, env: dict[str, str], logs: Path) -> list[subprocess.Po
         out = (logs / f"worker-{n}-{i}.log").open("w")
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "memwarden.services.cli", "worker", "replay"],
+                [sys.executable, "-m", "memwarden.cli", "worker", "replay"],
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -206,7 +206,7 @@ def measure(
         [
             sys.executable,
             "-m",
-            "memwarden.services.cli",
+            "memwarden.cli",
             "replay",
             "--distributed",
             str(data),
@@ -264,9 +264,7 @@ def main() -> None:
         "--broker", default=os.environ.get("MEMWARDEN_BENCH_BROKER", "redis://127.0.0.1:6379/13")
     )
     parser.add_argument("--profile", action="store_true", help="py-spy the 1-worker run")
-    parser.add_argument(
-        "--lanes", type=int, default=16, help="lanes (at most 500 turns a chunk)"
-    )
+    parser.add_argument("--lanes", type=int, default=16, help="lanes (at most 500 turns a chunk)")
     args = parser.parse_args()
     global LANES  # one setting for the whole script
     LANES = args.lanes

@@ -26,8 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memwarden.shared.secret_checksums import IBAN_LENGTHS, cn_resident_id_check_char, luhn_valid
-from memwarden.shared.secrets import find_secrets
+from memwarden_shared.detect.secret_checksums import (
+    IBAN_LENGTHS,
+    cn_resident_id_check_char,
+    luhn_valid,
+)
+from memwarden_shared.detect.secrets import find_secrets
 
 SEED = 20240615
 ALNUM = string.ascii_letters + string.digits

@@ -19,10 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memwarden.shared.models import _holds_secret
-from memwarden.shared.secrets import find_secrets, secret_kinds
-
 from bench.gate_throughput import SENTENCES
+from memwarden_shared.contract.models import _holds_secret
+from memwarden_shared.detect.secrets import find_secrets, secret_kinds
 
 ROOT = Path(__file__).resolve().parents[1]
 

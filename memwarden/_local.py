@@ -15,17 +15,6 @@ from typing import Any
 from sqlalchemy import Engine
 
 from memwarden.errors import NotFound, Refused, Unauthorized, Unavailable
-from memwarden.shared.auth import (
-    Forbidden,
-    Principal,
-    Scope,
-    Unauthenticated,
-    authenticate_with,
-    authorize,
-)
-from memwarden.shared.db import engine_for, migrate
-from memwarden.shared.models import Turn
-from memwarden.shared.tenant_scope import tenant_scope
 from memwarden.types import (
     ActionReceipt,
     AddResult,
@@ -39,6 +28,17 @@ from memwarden.types import (
     Revoked,
     TurnInput,
 )
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.state.auth import (
+    Forbidden,
+    Principal,
+    Scope,
+    Unauthenticated,
+    authenticate_with,
+    authorize,
+)
+from memwarden_shared.store.db import engine_for, migrate
+from memwarden_shared.store.tenant_scope import tenant_scope
 
 # With no API key, whoever holds the database URL (or the data directory) already holds
 # every power over it; the client then acts as this principal, with memory:admin.
@@ -79,7 +79,7 @@ class LocalBackend:
             raise
 
     def _check_schema(self) -> None:
-        from memwarden.shared.schema_version import SchemaBehind, require_current_schema
+        from memwarden_shared.store.schema_version import SchemaBehind, require_current_schema
 
         try:
             require_current_schema(self.engine)
@@ -107,7 +107,7 @@ class LocalBackend:
 
     def _settle(self) -> None:
         if self.embedded:
-            from memwarden.services.pipeline import drain
+            from memwarden_usecases.pipeline import drain
 
             drain(self.engine)
 
@@ -115,7 +115,7 @@ class LocalBackend:
 
     @_in_tenant
     def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
-        from memwarden.services.ingest.io import IngestRefused, ingest_turns
+        from memwarden_ingest.io import IngestRefused, ingest_turns
 
         stored = [Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns]
         with self._allowed(Scope.PROPOSE):
@@ -133,7 +133,7 @@ class LocalBackend:
         )
 
     def _decisions(self, turns: Sequence[TurnInput]) -> list[Decided]:
-        from memwarden.services.inspect import list_proposals
+        from memwarden_usecases.inspect import list_proposals
 
         wanted = {t.message_id for t in turns}
         out: list[Decided] = []
@@ -147,7 +147,7 @@ class LocalBackend:
 
     @_in_tenant
     def propose(self, proposals: list[dict[str, Any]]) -> list[Receipt]:
-        from memwarden.services.gate.io import GateContext, decide_batch
+        from memwarden_gate.io import GateContext, decide_batch
 
         for index, p in enumerate(proposals):
             if p.get("tenant_id") not in (None, self.tenant):
@@ -163,7 +163,7 @@ class LocalBackend:
 
     @_in_tenant
     def revoke(self, message_id: str) -> Revoked:
-        from memwarden.services.revalidation.commands import UnknownMessage, revoke_message
+        from memwarden_revalidation.commands import UnknownMessage, revoke_message
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -175,7 +175,7 @@ class LocalBackend:
 
     @_in_tenant
     def forget(self, message_id: str) -> Forgotten:
-        from memwarden.services.revalidation.commands import UnknownMessage, forget_message
+        from memwarden_revalidation.commands import UnknownMessage, forget_message
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -187,7 +187,7 @@ class LocalBackend:
 
     @_in_tenant
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
-        from memwarden.services.gate.review import approve
+        from memwarden_gate.review import approve
 
         return self._review(
             lambda: approve(
@@ -197,14 +197,14 @@ class LocalBackend:
 
     @_in_tenant
     def reject(self, proposal_id: str) -> Reviewed:
-        from memwarden.services.gate.review import reject
+        from memwarden_gate.review import reject
 
         return self._review(
             lambda: reject(self.principal, self.tenant, proposal_id, engine=self.engine)
         )
 
     def _review(self, action: Any) -> Reviewed:
-        from memwarden.services.gate.review import ReviewRefused
+        from memwarden_gate.review import ReviewRefused
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -220,7 +220,7 @@ class LocalBackend:
 
     @_in_tenant
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
-        from memwarden.services.recall.query import recall
+        from memwarden_recall.query import recall
 
         with self._allowed(Scope.READ):
             found = recall(self.tenant, subject, query, k=k, engine=self.engine)
@@ -228,7 +228,7 @@ class LocalBackend:
 
     @_in_tenant
     def memories(self, subject: str) -> list[MemoryVersion]:
-        from memwarden.services.inspect import list_memories
+        from memwarden_usecases.inspect import list_memories
 
         with self._allowed(Scope.READ):
             rows = list_memories(self.tenant, subject, engine=self.engine)
@@ -236,7 +236,7 @@ class LocalBackend:
 
     @_in_tenant
     def pending(self, limit: int) -> list[Pending]:
-        from memwarden.services.gate.review import pending
+        from memwarden_gate.review import pending
 
         with self._allowed(Scope.REVIEW):
             rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)
@@ -246,10 +246,10 @@ class LocalBackend:
     def act(self, request: dict[str, Any]) -> ActionReceipt:
         from pydantic import ValidationError
 
-        from memwarden.services.actions.io import request_action
-        from memwarden.services.actions.receipts import ActionKeyConflict, UnknownIntent
-        from memwarden.services.actions.request import ActionRequest
-        from memwarden.shared.models import safe_error_fields
+        from memwarden_actions.io import request_action
+        from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent
+        from memwarden_actions.request import ActionRequest
+        from memwarden_shared.contract.models import safe_error_fields
 
         try:
             req = ActionRequest(tenant_id=self.tenant, **request)

@@ -86,7 +86,7 @@ class Memory:
             self._backend = RemoteBackend(api_url, api_key or "", timeout=timeout)
             return
         from memwarden._local import LocalBackend, sqlite_url
-        from memwarden.shared.config import get_settings
+        from memwarden_shared.config import get_settings
 
         if database_url and data_dir:
             raise ValueError("database_url and data_dir name two different stores")

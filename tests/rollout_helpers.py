@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.models import Turn
 from sqlalchemy import Engine
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
 from tests.conftest import turn_dict
 
 TEXT = "I prefer pnpm for all my JavaScript projects."

@@ -19,7 +19,7 @@ def cli(tmp_path: Path, *args: str, key: str | None = None) -> subprocess.Comple
     if key:
         env["MEMWARDEN_API_KEY"] = key
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", *args],
+        [sys.executable, "-m", "memwarden.cli", *args],
         env=env,
         capture_output=True,
         text=True,

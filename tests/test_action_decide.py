@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from memwarden.services.actions.decide import UsedMemory, decide_action
-from memwarden.services.actions.request import ActionRequest, key_hash, request_hash
-from memwarden.shared.action_registry import ActionRegistryError, load_action_registry
-from memwarden.shared.registry import default_registry
+
+from memwarden_actions.decide import UsedMemory, decide_action
+from memwarden_actions.request import ActionRequest, key_hash, request_hash
+from memwarden_shared.contract.action_registry import ActionRegistryError, load_action_registry
+from memwarden_shared.contract.registry import default_registry
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
 GOOD = UsedMemory(

@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
-from memwarden.services.eval.runner import run_cases
 from sqlalchemy import Engine
 
+from memwarden.eval.runner import run_cases
 from tests.actions.generate import OUT, render
 
 REPO = Path(__file__).resolve().parent.parent

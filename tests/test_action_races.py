@@ -7,16 +7,16 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import memwarden.services.actions.io as action_io
 import pytest
-from memwarden.services.actions.lifecycle import affected_by_message
-from memwarden.services.actions.receipts import ActionKeyConflict
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.schema import action_uses, actions
 from sqlalchemy import Engine, func, select
 
+import memwarden_actions.io as action_io
+from memwarden_actions.lifecycle import affected_by_message
+from memwarden_actions.receipts import ActionKeyConflict
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import action_uses, actions
+from memwarden_usecases.pipeline import drain
 from tests.actions_helpers import act, memory_of, say
 from tests.conftest import in_this_context
 

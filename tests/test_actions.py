@@ -6,22 +6,22 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from memwarden.services.actions.lifecycle import (
+from sqlalchemy import Engine, select
+
+from memwarden_actions.lifecycle import (
     OutcomeStatus,
     actions_for_memory,
     affected_by_message,
     approve_action,
     report_outcome,
 )
-from memwarden.services.actions.receipts import ActionKeyConflict, ActionRefused, UnknownIntent
-from memwarden.services.actions.request import ActionRequest
-from memwarden.services.revalidation.commands import reject_memory, revoke_message
-from memwarden.shared.auth import Forbidden, Scope
-from memwarden.shared.db import unit_of_work, utcnow
-from memwarden.shared.schema import outbox
-from memwarden.shared.tenant_scope import tenant_scope
-from sqlalchemy import Engine, select
-
+from memwarden_actions.receipts import ActionKeyConflict, ActionRefused, UnknownIntent
+from memwarden_actions.request import ActionRequest
+from memwarden_revalidation.commands import reject_memory, revoke_message
+from memwarden_shared.state.auth import Forbidden, Scope
+from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.schema import outbox
+from memwarden_shared.store.tenant_scope import tenant_scope
 from tests.actions_helpers import act, agent, approver, memory_of, say, status_of
 
 NPM = "I use npm for every project"
@@ -76,13 +76,13 @@ def test_action__rejected_memory_is_denied_memory_revoked(store: Engine, tenant:
 def test_action__a_named_version_older_than_the_current_is_stale(
     store: Engine, tenant: str
 ) -> None:
-    from memwarden.services.gate.review import approve
-    from memwarden.shared.auth import Principal
+    from memwarden_gate.review import approve
+    from memwarden_shared.state.auth import Principal
 
     _, memory_id, version = npm_memory(store, tenant)
     say(store, tenant, "I use pnpm for every project")  # a replacement awaits the owner
     with unit_of_work(store) as uow:
-        from memwarden.shared.schema import proposals
+        from memwarden_shared.store.schema import proposals
 
         pending = uow.conn.execute(
             select(proposals.c.proposal_id, proposals.c.payload_hash).where(
@@ -99,7 +99,7 @@ def test_action__a_named_version_older_than_the_current_is_stale(
 
 def test_action__expired_memory_is_denied(store: Engine, tenant: str) -> None:
     _, memory_id, _ = npm_memory(store, tenant)
-    from memwarden.services.actions.io import request_action
+    from memwarden_actions.io import request_action
 
     req = ActionRequest(
         tenant_id=tenant,
@@ -109,8 +109,9 @@ def test_action__expired_memory_is_denied(store: Engine, tenant: str) -> None:
         idempotency_key="exp-1",
     )
     # the memory has no expiry of its own; give it one in the past through the store
-    from memwarden.shared.schema import memory_versions
     from sqlalchemy import update
+
+    from memwarden_shared.store.schema import memory_versions
 
     with unit_of_work(store) as uow:
         uow.conn.execute(
@@ -224,7 +225,7 @@ def test_approval__voided_when_a_used_memory_was_revoked_meanwhile(
 def test_outcome__executed_then_revocation_needs_repair_with_the_reference(
     store: Engine, tenant: str
 ) -> None:
-    from memwarden.services.pipeline import drain
+    from memwarden_usecases.pipeline import drain
 
     mid, memory_id, version = npm_memory(store, tenant)
     executed = act(store, tenant, "package.install", [memory_id])
@@ -271,8 +272,8 @@ def test_outcome__cannot_report_on_a_denied_action(store: Engine, tenant: str) -
 def test_action__memory_whose_message_was_edited_away_is_denied_superseded(
     store: Engine, tenant: str
 ) -> None:
-    from memwarden.services.pipeline import drain
-    from memwarden.services.revalidation.commands import supersede_message
+    from memwarden_revalidation.commands import supersede_message
+    from memwarden_usecases.pipeline import drain
 
     mid, memory_id, _ = npm_memory(store, tenant)
     supersede_message(

@@ -9,21 +9,21 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from memwarden.services.cli import main
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.gate.records import GateContext
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.anomaly import Rate, Thresholds, tripped
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import get_settings
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.holds import list_holds
-from memwarden.shared.metrics import producer_label
-from memwarden.shared.models import Decision, Receipt, Topic, Turn
-from memwarden.shared.schema import outbox, write_counts
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine, select
 
+from memwarden.cli import main
+from memwarden_gate.io import decide_batch
+from memwarden_gate.records import GateContext
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import Decision, Receipt, Topic, Turn
+from memwarden_shared.observe.anomaly import Rate, Thresholds, tripped
+from memwarden_shared.observe.metrics import producer_label
+from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.state.holds import list_holds
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import outbox, write_counts
 from tests.conftest import at, turn_dict
 
 TEXT = "I prefer pnpm for all my JavaScript projects."

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from memwarden.services.api import create_app
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import Settings
-from memwarden.shared.db import insert_ignore, utcnow
-from memwarden.shared.schema import receipts, tenant_policies
-from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, create_engine, select
 
+from memwarden.api import create_app
+from memwarden_shared.config import Settings
+from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.store.db import insert_ignore, utcnow
+from memwarden_shared.store.schema import receipts, tenant_policies
+from memwarden_shared.store.tenant_scope import all_tenants
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 from fastapi.testclient import TestClient
-from memwarden.shared.auth import Scope, create_principal
 from sqlalchemy import Engine
 
+from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import api_client, auth, turn
 
 

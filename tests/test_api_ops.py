@@ -7,11 +7,12 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-from memwarden.services.api import create_app
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import Settings
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
+
+from memwarden.api import create_app
+from memwarden_shared.config import Settings
+from memwarden_shared.state.auth import Scope, create_principal
 
 SECRET_QUERY = "what-did-alice-say-about-her-bank"
 

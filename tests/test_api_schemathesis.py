@@ -19,12 +19,12 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memwarden.services.api import create_app
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import Settings
 from schemathesis import GenerationMode
 from sqlalchemy import Engine, create_engine
 
+from memwarden.api import create_app
+from memwarden_shared.config import Settings
+from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import turn
 
 UNPROTECTED = ("/healthz", "/readyz")

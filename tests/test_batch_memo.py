@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memwarden.shared.batch_memo import batch_scope, message_scope, per_batch
+from memwarden_shared.text.batch_memo import batch_scope, message_scope, per_batch
 
 calls: list[str] = []
 

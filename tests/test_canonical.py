@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.canonical import (
+
+from memwarden_shared.contract.canonical import (
     jcs,
     normalized_content_hash,
     payload_hash,

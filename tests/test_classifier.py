@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.classifier import NOT_DURABLE, Feature, claim_offset, classify
+
+from memwarden_shared.text.classifier import NOT_DURABLE, Feature, claim_offset, classify
 
 F = Feature
 

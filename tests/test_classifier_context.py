@@ -7,8 +7,9 @@ Pure: :func:`classify` on one sentence, :func:`classify_span` on a sentence insi
 from __future__ import annotations
 
 import pytest
-from memwarden.shared.classifier import Feature, classify, classify_span, named_project
-from memwarden.shared.textfold import to_simplified
+
+from memwarden_shared.text.classifier import Feature, classify, classify_span, named_project
+from memwarden_shared.text.textfold import to_simplified
 
 F = Feature
 

@@ -15,7 +15,7 @@ BAD_PG = "postgresql+psycopg://nobody:s3cr3tpw@127.0.0.1:1/x"
 
 def memwarden(tmp_path: Path, *args: str, database_url: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", *args],
+        [sys.executable, "-m", "memwarden.cli", *args],
         env={
             **os.environ,
             "COLUMNS": "300",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
-from memwarden.services.cli import build_parser
+from memwarden.cli import build_parser
 
 SILENT = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)
 

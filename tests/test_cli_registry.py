@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from memwarden.services.cli import main
+
+from memwarden.cli import main
 
 GOOD = {
     "tenant_id": "acme",
@@ -65,7 +66,7 @@ def test_cli_registry__a_missing_file_is_2(
 def test_cli_registry__show_lists_built_in_and_tenant_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memwarden.shared.config import get_settings
+    from memwarden_shared.config import get_settings
 
     (tmp_path / "acme.json").write_text(json.dumps(GOOD))
     monkeypatch.setenv("MEMWARDEN_TENANT_REGISTRY", str(tmp_path))

@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-from memwarden.services.api import create_app
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import Settings
-from memwarden.shared.db import engine_for, migrate
 from sqlalchemy import Engine
 
 from memwarden import Memory, NotFound, Refused, TurnInput, Unauthorized
+from memwarden.api import create_app
+from memwarden_shared.config import Settings
+from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.store.db import engine_for, migrate
 from tests.conftest import REDIS_URL
 
 PNPM = "I prefer pnpm for all my JavaScript projects."
@@ -85,7 +85,7 @@ def api_server(tmp_path: Path) -> Iterator[tuple[str, str, Engine]]:
 
 
 def _distributed(request: pytest.FixtureRequest) -> Backend:
-    from memwarden.services.pipeline import drain
+    from memwarden_usecases.pipeline import drain
 
     pg: Engine = request.getfixturevalue("pg_engine")
     url = pg.url.render_as_string(hide_password=False)

@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from memwarden.services.api import create_app
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.config import Settings
 from sqlalchemy import Engine
 
+from memwarden.api import create_app
+from memwarden_shared.config import Settings
+from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import set_policy
 
 CHROMIUM = "/usr/bin/chromium"

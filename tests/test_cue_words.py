@@ -4,10 +4,11 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.cue_words import _CASE_TWINS, CueWords
-from memwarden.shared.secret_phrases import _ANY_CUE
-from memwarden.shared.secret_spoken import _TRIGGERS
-from memwarden.shared.secrets import _AWS_WORDS, _KEY_CONTEXT_WORDS
+
+from memwarden_shared.detect.secret_phrases import _ANY_CUE
+from memwarden_shared.detect.secret_spoken import _TRIGGERS
+from memwarden_shared.detect.secrets import _AWS_WORDS, _KEY_CONTEXT_WORDS
+from memwarden_shared.text.cue_words import _CASE_TWINS, CueWords
 
 
 def test_cue_words__only_the_four_twins_match_an_ascii_letter_in_another_case():

@@ -7,10 +7,12 @@ import json
 from typing import Any
 
 import pytest
-from memwarden.services.curate import package
-from memwarden.services.curate.publish import publish, rollback
-from memwarden.services.curate.runs import CurateRefused, get_run
-from memwarden.services.curate.stages import (
+from sqlalchemy import Engine, select
+
+from memwarden_curate import package
+from memwarden_curate.publish import publish, rollback
+from memwarden_curate.runs import CurateRefused, get_run
+from memwarden_curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -19,14 +21,12 @@ from memwarden.services.curate.stages import (
     review_plan,
     take_snapshot,
 )
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.registry import default_registry
-from memwarden.shared.schema import memory_versions
-from sqlalchemy import Engine, select
-
+from memwarden_recall.query import recall
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import memory_versions
+from memwarden_usecases.pipeline import drain
 from tests.curate_helpers import (
     curate,
     people,
@@ -61,7 +61,7 @@ def planned(engine: Engine, tenant: str, subjects: list[str] | None = None) -> d
 
 
 def dispositions(engine: Engine, run_id: str) -> dict[str, dict[str, Any]]:
-    from memwarden.services.curate.runs import current_plan
+    from memwarden_curate.runs import current_plan
 
     with unit_of_work(engine) as uow:
         folded, _ = current_plan(uow.conn, get_run(uow.conn, run_id))
@@ -70,7 +70,7 @@ def dispositions(engine: Engine, run_id: str) -> dict[str, dict[str, Any]]:
 
 def by_message(engine: Engine, tenant: str, run_id: str) -> dict[str, dict[str, Any]]:
     """Each source's disposition keyed by the message that taught it."""
-    from memwarden.services.curate.runs import items_of
+    from memwarden_curate.runs import items_of
 
     with unit_of_work(engine) as uow:
         items = items_of(get_run(uow.conn, run_id))
@@ -112,7 +112,7 @@ def test_rules__duplicates_merges_and_dated_disagreements_in_both_languages(
     assert d["m7"]["target"] == d["m8"]["target"]
     assert d["m2"]["disposition"] == d["m4"]["disposition"] == "keep"
     with unit_of_work(store) as uow:
-        from memwarden.services.curate.runs import current_plan
+        from memwarden_curate.runs import current_plan
 
         folded, _ = current_plan(uow.conn, get_run(uow.conn, out["run_id"]))
     dated = sorted([e["said_at"][:10] for e in d["entries"]] for d in folded["disagreements"])
@@ -241,7 +241,7 @@ def test_refusal__attest_for_another_hash_or_without_high_risk_samples(
 
 
 def by_kind(engine: Engine, run_id: str, kind: str) -> set[str]:
-    from memwarden.services.curate.runs import items_of
+    from memwarden_curate.runs import items_of
 
     with unit_of_work(engine) as uow:
         return {i["source"] for i in items_of(get_run(uow.conn, run_id)) if i["kind"] == kind}
@@ -364,7 +364,7 @@ def test_publish__a_crash_with_the_block_up_fails_closed_until_rollback(
 def test_probe__reports_a_new_version_missing_and_a_retired_one_still_recallable(
     store: Engine, tenant: str
 ) -> None:
-    from memwarden.services.curate.publish import _probe
+    from memwarden_curate.publish import _probe
 
     say_all(store, tenant, LINES[:2])
     current = [(r.memory_id, r.version) for r in recall(tenant, "u1", engine=store)]
@@ -377,9 +377,9 @@ def test_probe__reports_a_new_version_missing_and_a_retired_one_still_recallable
 
 
 def test_check__a_target_the_subject_asked_to_forget_is_refused(store: Engine, tenant: str) -> None:
-    from memwarden.shared.canonical import normalized_content_hash
-    from memwarden.shared.db import utcnow
-    from memwarden.shared.schema import suppressions
+    from memwarden_shared.contract.canonical import normalized_content_hash
+    from memwarden_shared.store.db import utcnow
+    from memwarden_shared.store.schema import suppressions
 
     say_all(store, tenant, LINES)
     out = planned(store, tenant, ["u1"])

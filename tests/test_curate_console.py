@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memwarden.services.curate.runs import get_run
-from memwarden.services.curate.stages import RulesRewriter, check_plan, make_plan, take_snapshot
-from memwarden.shared.auth import Principal, Scope, create_principal
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.registry import default_registry
 from sqlalchemy import Engine
 
+from memwarden_curate.runs import get_run
+from memwarden_curate.stages import RulesRewriter, check_plan, make_plan, take_snapshot
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.state.auth import Principal, Scope, create_principal
+from memwarden_shared.store.db import unit_of_work
 from tests.curate_helpers import say_all
 from tests.test_console_browser import _chromium_page, served  # noqa: F401 (fixture)
 from tests.test_curate import LINES

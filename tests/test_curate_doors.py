@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from memwarden.services.cli import build_parser
-from memwarden.services.cli.common import CliError
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.db import engine_scope
 from sqlalchemy import Engine
 
+from memwarden.cli import build_parser
+from memwarden.cli.common import CliError
+from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.store.db import engine_scope
 from tests.curate_helpers import sample_of, say_all, values
 from tests.test_api import api_client, auth
 from tests.test_curate import LINES
@@ -157,8 +157,8 @@ def ok(c: TestClient, method: str, path: str, key: str, body: Any = None) -> Any
 def test_api__recall_during_a_publish_block_says_why_it_is_empty(
     sqlite_engine: Engine, tenant: str
 ) -> None:
-    from memwarden.shared.curate_block import lift_blocks, set_blocks
-    from memwarden.shared.db import utcnow
+    from memwarden_shared.state.curate_block import lift_blocks, set_blocks
+    from memwarden_shared.store.db import utcnow
 
     say_all(sqlite_engine, tenant, LINES)
     with sqlite_engine.begin() as conn:

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from memwarden.services.curate.llm import Budget, CurateClient, LlmReviewer, LlmRewriter
-from memwarden.services.curate.package import NOTICE
-from memwarden.services.curate.runs import CurateRefused, get_run, items_of
-from memwarden.services.curate.stages import check_plan, make_plan, review_plan, take_snapshot
-from memwarden.shared.db import unit_of_work
 from sqlalchemy import Engine
 
+from memwarden_curate.llm import Budget, CurateClient, LlmReviewer, LlmRewriter
+from memwarden_curate.package import NOTICE
+from memwarden_curate.runs import CurateRefused, get_run, items_of
+from memwarden_curate.stages import check_plan, make_plan, review_plan, take_snapshot
+from memwarden_shared.store.db import unit_of_work
 from tests.curate_helpers import people, say_all
 from tests.test_llm_extractor import ChatServer, Reply, answer
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from memwarden.services.curate.publish import publish, rollback
-from memwarden.services.recall.query import recall
 from sqlalchemy import Engine
 
+from memwarden_curate.publish import publish, rollback
+from memwarden_recall.query import recall
 from tests.conftest import in_this_context
 from tests.curate_helpers import people, say_all, to_attested
 
@@ -110,8 +110,8 @@ def test_recall_during_publish_and_rollback__is_all_old_all_new_or_protected_emp
 def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
     pg_engine: Engine, tenant: str
 ) -> None:
-    from memwarden.services.curate.stages import RulesRewriter, make_plan, take_snapshot
-    from memwarden.shared.registry import default_registry
+    from memwarden_curate.stages import RulesRewriter, make_plan, take_snapshot
+    from memwarden_shared.contract.registry import default_registry
 
     lines = [(f"c{n}", f"s{n}", "I prefer pnpm for all my JavaScript projects.") for n in range(6)]
     say_all(pg_engine, tenant, lines)
@@ -138,7 +138,7 @@ def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
     for t in threads:
         t.join(60)
     assert errors == []
-    from memwarden.services.curate.doors import run_status
+    from memwarden_curate.doors import run_status
 
     # the loser of a batch skips it; whatever both skipped, one resume finishes
     out = run_status(planner, run, engine=pg_engine)

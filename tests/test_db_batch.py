@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from memwarden.shared.db import Batch, in_param, insert_ignore_stmt, unit_of_work
-from memwarden.shared.schema import receipts
 from sqlalchemy import Engine, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
+
+from memwarden_shared.store.db import Batch, in_param, insert_ignore_stmt, unit_of_work
+from memwarden_shared.store.schema import receipts
 
 
 def _rows(tenant: str, n: int) -> list[dict]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from memwarden.services.extractor.debounce import extract_debounced, extract_run, session_runs
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.shared.canonical import sha256_hex
-from memwarden.shared.models import ProposalBody, Turn
-from memwarden.shared.schema import proposals
 from sqlalchemy import Engine, select
 
+from memwarden_extractor.debounce import extract_debounced, extract_run, session_runs
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.contract.canonical import sha256_hex
+from memwarden_shared.contract.models import ProposalBody, Turn
+from memwarden_shared.store.schema import proposals
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 

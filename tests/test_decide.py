@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from memwarden.services.gate.checks import Assessment
-from memwarden.services.gate.decide import CurrentFact, decide
-from memwarden.shared.models import Decision
+
+from memwarden_gate.checks import Assessment
+from memwarden_gate.decide import CurrentFact, decide
+from memwarden_shared.contract.models import Decision
 
 EARLY = datetime(2026, 1, 1, tzinfo=UTC)
 LATE = datetime(2026, 2, 1, tzinfo=UTC)

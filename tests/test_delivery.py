@@ -9,28 +9,28 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from memwarden.services.extractor.io import extract_batch
-from memwarden.services.gate.io import run_gate_stage
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import forget_message
-from memwarden.shared.config import get_settings
-from memwarden.shared.consume import RetriesExhausted, consume
-from memwarden.shared.db import engine_for, insert_ignore, unit_of_work, utcnow
-from memwarden.shared.dead_letters import list_dead_letters, retry_dead_letters
-from memwarden.shared.models import Topic, Turn
-from memwarden.shared.outbox import claim_batch, emit_many, event_of, mark_consumed
-from memwarden.shared.relay import Listener, RelayTimings, relay_once
-from memwarden.shared.schema import (
+from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy.exc import OperationalError
+
+from memwarden_extractor.io import extract_batch
+from memwarden_gate.io import run_gate_stage
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import forget_message
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import Topic, Turn
+from memwarden_shared.delivery.consume import RetriesExhausted, consume
+from memwarden_shared.delivery.dead_letters import list_dead_letters, retry_dead_letters
+from memwarden_shared.delivery.outbox import claim_batch, emit_many, event_of, mark_consumed
+from memwarden_shared.delivery.relay import Listener, RelayTimings, relay_once
+from memwarden_shared.store.db import engine_for, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.schema import (
     outbox,
     processed_events,
     proposal_candidates,
     proposals,
     suppressions,
 )
-from sqlalchemy import Connection, Engine, select, text
-from sqlalchemy.exc import OperationalError
-
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 CANARY = "canary-value-7f3a"
@@ -407,9 +407,9 @@ def test_gate__a_late_older_statement_is_history_not_a_pending_replacement(
 def test_drain__a_round_of_held_events_widens_and_decides_in_the_order_said(
     store: Engine, tenant: str
 ) -> None:
-    from memwarden.services.pipeline import run_task_locally
-    from memwarden.shared.db import engine_scope
-    from memwarden.shared.relay import drain_in_process
+    from memwarden_shared.delivery.relay import drain_in_process
+    from memwarden_shared.store.db import engine_scope
+    from memwarden_usecases.pipeline import run_task_locally
 
     newer = turn_dict(tenant, "I prefer yarn.", message_id="m2", created_at="2026-05-01T10:00:00Z")
     older = turn_dict(tenant, "I prefer pnpm.", message_id="m1", created_at="2026-05-01T09:00:00Z")
@@ -440,8 +440,12 @@ def test_relay__new_rows_wait_in_the_outbox_while_their_queue_holds_a_message(
     assert busy.published == []
     messages: list[int] = []
     assert (
-        relay_once(fresh_pg, lambda _t, _q, envs: messages.append(len(envs)), 100,
-                   busy_queues=lambda: {"gate"})
+        relay_once(
+            fresh_pg,
+            lambda _t, _q, envs: messages.append(len(envs)),
+            100,
+            busy_queues=lambda: {"gate"},
+        )
         == 3
     )
     assert messages == [3]  # one message carries the three rows that waited

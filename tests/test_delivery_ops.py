@@ -11,22 +11,22 @@ from typing import Any
 import psycopg
 import pytest
 from kombu.exceptions import OperationalError as KombuOperationalError
-from memwarden.services.audit import audit
-from memwarden.services.cli import build_parser
-from memwarden.services.extractor.io import extract_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.shared import memory_state
-from memwarden.shared.consume import consume
-from memwarden.shared.db import engine_scope, unit_of_work, utcnow
-from memwarden.shared.models import MemoryStatus, Turn
-from memwarden.shared.outbox import emit_many
-from memwarden.shared.relay import RelayTimings, run_relay
-from memwarden.shared.retry import is_transient, redacted
-from memwarden.shared.schema import current_memories, memory_versions, outbox, vector_index
 from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from memwarden.cli import build_parser
+from memwarden_extractor.io import extract_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import MemoryStatus, Turn
+from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.outbox import emit_many
+from memwarden_shared.delivery.relay import RelayTimings, run_relay
+from memwarden_shared.delivery.retry import is_transient, redacted
+from memwarden_shared.state import memory_state
+from memwarden_shared.store.db import engine_scope, unit_of_work, utcnow
+from memwarden_shared.store.schema import current_memories, memory_versions, outbox, vector_index
+from memwarden_usecases.audit import audit
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 CANARY = "canary-value-91bd"
@@ -215,7 +215,7 @@ def test_relay__a_broker_outage_logs_one_line_per_backoff_step_and_no_traceback(
 ) -> None:
     monkeypatch.setenv("MEMWARDEN_BACKOFF_BASE_SECONDS", "0.01")
     monkeypatch.setenv("MEMWARDEN_BACKOFF_MAX_SECONDS", "0.02")
-    from memwarden.shared.config import get_settings
+    from memwarden_shared.config import get_settings
 
     get_settings.cache_clear()
     with unit_of_work(sqlite_engine) as uow:

@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.vector_sink.io import sync_memories
-from memwarden.shared.models import Topic, Turn
-from memwarden.shared.schema import (
+from sqlalchemy import Engine, func, select
+
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Topic, Turn
+from memwarden_shared.store.schema import (
     current_memories,
     memory_versions,
     messages,
@@ -23,9 +24,8 @@ from memwarden.shared.schema import (
     receipts,
     vector_index,
 )
-from memwarden.shared.tenant_scope import tenant_scope
-from sqlalchemy import Engine, func, select
-
+from memwarden_shared.store.tenant_scope import tenant_scope
+from memwarden_vector_sink.io import sync_memories
 from tests.conftest import turn_dict
 
 pytestmark = pytest.mark.postgres

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 import redis
-from memwarden.shared.schema import messages, outbox, proposals
 from sqlalchemy import create_engine, func, select
 
+from memwarden_shared.store.schema import messages, outbox, proposals
 from tests.conftest import REDIS_URL
 
 
 def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "demo", *args],
+        [sys.executable, "-m", "memwarden.cli", "demo", *args],
         env={**os.environ, "COLUMNS": "200", **env},
         capture_output=True,
         text=True,

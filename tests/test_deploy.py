@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 import yaml
-from memwarden.services.cli import build_parser
-from memwarden.shared.celery_app import Stage
-from memwarden.shared.config import Settings
+
+from memwarden.cli import build_parser
+from memwarden_shared.config import Settings
+from memwarden_shared.delivery.celery_app import Stage
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"

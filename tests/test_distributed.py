@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 import redis
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.recall.query import recall
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.db import engine_for
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import memory_versions, vector_index
 from sqlalchemy import select
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import engine_for
+from memwarden_shared.store.schema import memory_versions, vector_index
 from tests.conftest import REDIS_URL, turn_dict
 
 STAGES = ["extractor", "gate", "revalidation", "vector_sink"]
@@ -40,7 +40,7 @@ def pipeline_processes(fresh_pg_url: str, tmp_path: Path) -> Iterator[str]:
         procs.append(
             (
                 subprocess.Popen(
-                    [sys.executable, "-m", "memwarden.services.cli", *args],
+                    [sys.executable, "-m", "memwarden.cli", *args],
                     env=env,
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -124,12 +124,13 @@ def test_distributed__turns_become_indexed_memories_and_a_revocation_removes_one
 def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_trace(
     pipeline_processes: str,
 ) -> None:
-    from memwarden.services.audit import audit
-    from memwarden.services.gate.io import decide_batch
-    from memwarden.shared.canonical import proposal_id, proposal_identity, sha256_hex
-    from memwarden.shared.embedding import default_embedder, from_bytes
-    from memwarden.shared.schema import current_memories, outbox
     from sqlalchemy import insert
+
+    from memwarden_gate.io import decide_batch
+    from memwarden_shared.contract.canonical import proposal_id, proposal_identity, sha256_hex
+    from memwarden_shared.store.schema import current_memories, outbox
+    from memwarden_shared.text.embedding import default_embedder, from_bytes
+    from memwarden_usecases.audit import audit
 
     engine = engine_for(pipeline_processes)
     tenant = "canary"

@@ -10,24 +10,24 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from memwarden.services.recall.query import recall
-from memwarden.services.recall.ranking import EmbedderMismatch
-from memwarden.services.vector_sink.io import reindex
-from memwarden.shared.config import get_settings
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.dead_letters import count_dead_letters
-from memwarden.shared.embedding import (
+from sqlalchemy import Engine, select
+
+from memwarden_recall.query import recall
+from memwarden_recall.ranking import EmbedderMismatch
+from memwarden_shared.config import get_settings
+from memwarden_shared.delivery.dead_letters import count_dead_letters
+from memwarden_shared.delivery.retry import is_transient
+from memwarden_shared.remote.embedding_remote import OpenAIEmbedder, embedder_name
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import vector_index
+from memwarden_shared.text.embedding import (
     EmbedderNotConfigured,
     EmbeddingError,
     EmbeddingUnavailable,
     HashedNgramEmbedder,
     current_embedder,
 )
-from memwarden.shared.embedding_remote import OpenAIEmbedder, embedder_name
-from memwarden.shared.retry import is_transient
-from memwarden.shared.schema import vector_index
-from sqlalchemy import Engine, select
-
+from memwarden_vector_sink.io import reindex
 from tests.actions_helpers import say
 from tests.fake_embeddings import FakeEmbeddings, fake_embedding_server
 from tests.test_api import api_client, auth, make_keys

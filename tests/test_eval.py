@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from memwarden.services.eval.judge import metrics
-from memwarden.services.eval.runner import run_cases
-from memwarden.services.extractor.rules import EXTRACTOR_VERSION
 from sqlalchemy import Engine
+
+from memwarden.eval.judge import metrics
+from memwarden.eval.runner import run_cases
+from memwarden_extractor.rules import EXTRACTOR_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = Path(os.environ.get("MEMWARDEN_DEVSET", REPO.parent / "shared" / "eval" / "devset.jsonl"))
@@ -41,7 +42,7 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "memwarden.services.cli",
+            "memwarden.cli",
             "eval",
             str(DEVSET),
             "--report",

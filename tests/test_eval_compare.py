@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memwarden.services.eval.judge import CaseResult, Verdict, metrics
-from memwarden.services.eval.report import print_comparison
-from memwarden.services.eval.runner import run_cases
-from memwarden.shared.schema import proposals
 from rich.console import Console
 from sqlalchemy import Engine, select
+
+from memwarden.eval.judge import CaseResult, Verdict, metrics
+from memwarden.eval.report import print_comparison
+from memwarden.eval.runner import run_cases
+from memwarden_shared.store.schema import proposals
 
 REPO = Path(__file__).resolve().parent.parent
 PICK = (
@@ -86,7 +87,7 @@ def test_eval_cli__compare_writes_both_runs(tmp_path: Path) -> None:
     env.pop("MEMWARDEN_BROKER_URL", None)
     compare = ["--compare-extractor-version", "rules-1.0", "rules-1.1", "--report", str(report)]
     done = subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "eval", str(cases), "--strict", *compare],
+        [sys.executable, "-m", "memwarden.cli", "eval", str(cases), "--strict", *compare],
         env=env,
         capture_output=True,
         text=True,

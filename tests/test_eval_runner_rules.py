@@ -7,8 +7,9 @@ import io
 import json
 from typing import Any
 
-from memwarden.services.eval.runner import run_cases
 from sqlalchemy import Engine
+
+from memwarden.eval.runner import run_cases
 
 TEXT = "I prefer pnpm for all my JavaScript projects."
 OTHER = "I prefer yarn for all my JavaScript projects."

@@ -12,17 +12,18 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from memwarden.services.eval.runner import run_cases
-from memwarden.services.extractor.events import event_value
-from memwarden.services.extractor.languages import is_language_variant, language_phrase
-from memwarden.services.extractor.routes import make_sentence, route
-from memwarden.services.extractor.rules import extract
-from memwarden.shared.clocktime import find_clock_times
-from memwarden.shared.grounding import ungrounded_reason
-from memwarden.shared.models import Turn
-from memwarden.shared.registry import Registry, default_registry
-from memwarden.shared.reltime import normalise_relative_times
 from sqlalchemy import Engine
+
+from memwarden.eval.runner import run_cases
+from memwarden_extractor.events import event_value
+from memwarden_extractor.languages import is_language_variant, language_phrase
+from memwarden_extractor.routes import make_sentence, route
+from memwarden_extractor.rules import extract
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.registry import Registry, default_registry
+from memwarden_shared.detect.grounding import ungrounded_reason
+from memwarden_shared.text.clocktime import find_clock_times
+from memwarden_shared.text.reltime import normalise_relative_times
 
 REGISTRY = default_registry()
 SATURDAY = "2026-03-07T09:00:00+08:00"

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
-from memwarden.services.extractor.rules import EXTRACTOR_VERSION, claim_text, extract
-from memwarden.shared.canonical import sha256_hex
-from memwarden.shared.grounding import ungrounded_reason
-from memwarden.shared.models import ProposalBody, Turn
-from memwarden.shared.registry import default_registry
-from memwarden.shared.segmenter import is_complete_utterance, split_sentences
+
+from memwarden_extractor.routes import KEY_ORDER, ORDINAL_STRIDE
+from memwarden_extractor.rules import EXTRACTOR_VERSION, claim_text, extract
+from memwarden_shared.contract.canonical import sha256_hex
+from memwarden_shared.contract.models import ProposalBody, Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.detect.grounding import ungrounded_reason
+from memwarden_shared.text.segmenter import is_complete_utterance, split_sentences
 
 REGISTRY = default_registry()
 EN_TIME = "2026-03-10T14:00:00Z"

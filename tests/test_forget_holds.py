@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from memwarden.services.audit import audit
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import forget_message, supersede_message
-from memwarden.shared.db import unit_of_work, utcnow
-from memwarden.shared.models import Topic
-from memwarden.shared.schema import messages, outbox, shadow_decisions
 from sqlalchemy import Engine, select
 
+from memwarden_revalidation.commands import forget_message, supersede_message
+from memwarden_shared.contract.models import Topic
+from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.schema import messages, outbox, shadow_decisions
+from memwarden_usecases.audit import audit
+from memwarden_usecases.pipeline import drain
 from tests.test_revocation import say, values
 
 ORIGINAL = "Remember that my favourite test runner is pytest."

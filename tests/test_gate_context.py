@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.models import Turn
 from sqlalchemy import Engine
 
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
 from tests.conftest import turn_dict
 
 PM, THEME, NOTE = "preference.package_manager", "preference.ui_theme", "preference.note"

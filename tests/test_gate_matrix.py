@@ -7,13 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.db import insert_ignore, utcnow
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import tenant_policies
 from sqlalchemy import Engine
 
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import insert_ignore, utcnow
+from memwarden_shared.store.schema import tenant_policies
 from tests.conftest import turn_dict
 
 PM, THEME, EDITOR = "preference.package_manager", "preference.ui_theme", "preference.editor"
@@ -324,8 +324,8 @@ def test_gate_matrix__against_the_current_value(
 def test_gate_matrix__suppressed_content_is_rejected(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from memwarden.services.pipeline import drain
-    from memwarden.services.revalidation.commands import forget_message
+    from memwarden_revalidation.commands import forget_message
+    from memwarden_usecases.pipeline import drain
 
     text = "Remember that I deploy only on Tuesdays."
     first = _run(

@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.gate.records import GateContext
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.db import as_utc
-from memwarden.shared.models import Receipt, Turn
-from memwarden.shared.registry import default_registry
-from memwarden.shared.schema import current_memories
 from sqlalchemy import Engine, select
 
+from memwarden_gate.io import decide_batch
+from memwarden_gate.records import GateContext
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Receipt, Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.store.db import as_utc
+from memwarden_shared.store.schema import current_memories
 from tests.conftest import turn_dict
 
 BUILT_IN = default_registry().version

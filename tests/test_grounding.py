@@ -7,13 +7,14 @@ import datetime as dt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.grounding import (
+
+from memwarden_shared.contract.registry import KeySpec, default_registry
+from memwarden_shared.detect.grounding import (
     NEGATION_DROPPED,
     RELATIVE_TIME_UNNORMALISED,
     VALUE_NOT_GROUNDED,
     ungrounded_reason,
 )
-from memwarden.shared.registry import KeySpec, default_registry
 
 EN_ANCHOR = dt.datetime(2026, 3, 10, 14, 0, tzinfo=dt.UTC)
 ZH_ANCHOR = dt.datetime(2026, 5, 20, 10, 0, tzinfo=dt.timezone(dt.timedelta(hours=8)))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from memwarden.shared.grounding import (
+
+from memwarden_shared.contract.registry import KeySpec, default_registry
+from memwarden_shared.detect.grounding import (
     NEGATION_DROPPED,
     QUALIFIER_DROPPED,
     VALUE_NOT_GROUNDED,
     ungrounded_reason,
 )
-from memwarden.shared.registry import KeySpec, default_registry
 
 ANCHOR = dt.datetime(2026, 3, 10, 14, 0, tzinfo=dt.UTC)
 OK = None

@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from memwarden.shared.grounding import ungrounded_reason
-from memwarden.shared.registry import default_registry
+
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.detect.grounding import ungrounded_reason
 
 REGISTRY = default_registry()
 LANGUAGE = REGISTRY.get("preference", "preference.language")

@@ -1,4 +1,4 @@
-"""Direct handoff (shared/handoff.py): a committing writer publishes its own new events to
+"""Direct handoff (delivery.handoff): a committing writer publishes its new events to
 the broker, written as published; the relay stays the guarantee. Real PostgreSQL and Redis."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 import redis
-from memwarden.shared.config import get_settings
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import Topic
-from memwarden.shared.outbox import emit_many
-from memwarden.shared.relay import relay_once
-from memwarden.shared.schema import outbox
 from sqlalchemy import Engine, select
 
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import Topic
+from memwarden_shared.delivery.outbox import emit_many
+from memwarden_shared.delivery.relay import relay_once
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import outbox
 from tests.conftest import REDIS_URL
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]

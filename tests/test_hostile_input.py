@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memwarden.services.api.app import create_app
-from memwarden.services.api.strict_json import StrictJsonRoute
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.gate.tasks import decide_proposals
-from memwarden.shared.auth import Scope, create_principal
-from memwarden.shared.db import engine_scope
-from memwarden.shared.schema import metadata
 from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError
 
+from memwarden.api.app import create_app
+from memwarden.api.strict_json import StrictJsonRoute
+from memwarden_gate.io import decide_batch
+from memwarden_gate.tasks import decide_proposals
+from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.store.db import engine_scope
+from memwarden_shared.store.schema import metadata
 from tests.conftest import turn_dict
 from tests.test_api import api_client, assert_problem, auth, make_keys
 
@@ -74,7 +74,7 @@ def test_api__every_route_parses_bodies_as_i_json(sqlite_engine: Engine) -> None
         r.original_router for r in create_app(sqlite_engine).routes if hasattr(r, "original_router")
     ]
     routes = [route for router in routers for route in router.routes]
-    from memwarden.services.api.routers import __name__ as package
+    from memwarden.api.routers import __name__ as package
 
     modules = {route.endpoint.__module__ for route in routes}
     assert modules and routes
@@ -268,7 +268,7 @@ def test_gate__hostile_payloads_are_rejected_and_nothing_of_them_is_stored(
 def run_cli(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
 ) -> tuple[int, str, str]:
-    from memwarden.services import cli
+    from memwarden import cli
 
     monkeypatch.setattr(cli, "configure_logging", lambda *_a, **_k: None)  # keep pytest's
     with engine_scope(engine):
@@ -393,7 +393,7 @@ def test_cli__an_unexpected_error_is_one_line_without_its_message(
         raise RuntimeError(f"card {CARD}")
 
     # cmd_ingest imports late
-    monkeypatch.setattr("memwarden.services.ingest.io.ingest_turns", explode)
+    monkeypatch.setattr("memwarden_ingest.io.ingest_turns", explode)
     path = tmp_path / "turns.jsonl"
     path.write_text(json.dumps(turn_dict("t1", TEXT)) + "\n")
     code, out, err = run_cli(sqlite_engine, monkeypatch, capsys, "ingest", str(path))
@@ -411,7 +411,7 @@ def test_cli_ingest__a_nul_on_postgresql_in_a_real_process(
     env = {**os.environ, "MEMWARDEN_DATABASE_URL": url, "MEMWARDEN_LOG_LEVEL": "DEBUG"}
     env.pop("MEMWARDEN_BROKER_URL", None)
     done = subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "ingest", str(path)],
+        [sys.executable, "-m", "memwarden.cli", "ingest", str(path)],
         env=env,
         capture_output=True,
         text=True,
@@ -458,7 +458,7 @@ def dump(engine: Engine, tenant: str | None = None) -> str:
     ],
 )
 def test_llm_answer__must_be_i_json(content: str) -> None:
-    from memwarden.services.extractor.llm import Failure, LlmError, parse_candidates
+    from memwarden_extractor.llm import Failure, LlmError, parse_candidates
 
     with pytest.raises(LlmError) as caught:
         parse_candidates(content)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from memwarden.shared.models import is_safe_id
+
+from memwarden_shared.contract.models import is_safe_id
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""memwarden.shared.ijson: the I-JSON (RFC 7493) parser every door uses. Pure units."""
+"""memwarden_shared.contract.ijson: the I-JSON (RFC 7493) parser every door uses. Pure units."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.ijson import (
+
+from memwarden_shared.contract.ijson import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     IJsonCode,

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import messages
 from sqlalchemy import Engine, select
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import messages
 from tests.conftest import turn_dict
 
 

@@ -11,10 +11,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from memwarden.services.ingest.io import IngestRefused
-from memwarden.services.ingest.stream import ingest_file
-from memwarden.shared.schema import messages
 from sqlalchemy import Engine, func, select
+
+from memwarden_ingest.io import IngestRefused
+from memwarden_ingest.stream import ingest_file
+from memwarden_shared.store.schema import messages
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -92,7 +93,7 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env.pop("MEMWARDEN_DATABASE_URL", None)
     env.pop("MEMWARDEN_BROKER_URL", None)
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", *args],
+        [sys.executable, "-m", "memwarden.cli", *args],
         env=env,
         capture_output=True,
         text=True,

@@ -17,20 +17,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from memwarden.services.extractor import llm, llm_client
-from memwarden.services.extractor.io import select_extractor, with_id
-from memwarden.services.extractor.routes import KEY_ORDER, ORDINAL_STRIDE
-from memwarden.services.extractor.rules import extract as rules_extract
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.recall.query import recall
-from memwarden.shared.canonical import sha256_hex
-from memwarden.shared.config import Settings, get_settings
-from memwarden.shared.models import Decision, Receipt, Turn
-from memwarden.shared.registry import default_registry
-from memwarden.shared.schema import proposals
 from sqlalchemy import Engine, select
 
+from memwarden_extractor import llm, llm_client
+from memwarden_extractor.io import select_extractor, with_id
+from memwarden_extractor.routes import KEY_ORDER, ORDINAL_STRIDE
+from memwarden_extractor.rules import extract as rules_extract
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.config import Settings, get_settings
+from memwarden_shared.contract.canonical import sha256_hex
+from memwarden_shared.contract.models import Decision, Receipt, Turn
+from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.store.schema import proposals
 from tests.conftest import turn_dict
 
 MODEL = "test-model"

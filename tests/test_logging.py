@@ -11,15 +11,15 @@ import pytest
 import redis
 import structlog
 from celery import Celery
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.celery_app import TASK_DECIDE
-from memwarden.shared.logging import configure_logging, format_exception
-from memwarden.shared.models import Turn
-from memwarden.shared.relay import celery_publisher
 from sqlalchemy import Engine
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.delivery.celery_app import TASK_DECIDE
+from memwarden_shared.delivery.relay import celery_publisher
+from memwarden_shared.observe.logging import configure_logging, format_exception
+from memwarden_usecases.pipeline import drain
 from tests.conftest import REDIS_URL, turn_dict
 
 CANARY = "zebra-quartz-lantern"

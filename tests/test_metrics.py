@@ -10,15 +10,15 @@ import urllib.request
 import pytest
 import redis
 from celery import Celery
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared import metrics
-from memwarden.shared.celery_app import TASK_DECIDE, TASK_EXTRACT, TASK_SYNC_INDEX, Stage
-from memwarden.shared.models import Turn
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine, select
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.delivery.celery_app import TASK_DECIDE, TASK_EXTRACT, TASK_SYNC_INDEX, Stage
+from memwarden_shared.observe import metrics
+from memwarden_usecases.pipeline import drain
 from tests.conftest import REDIS_URL, turn_dict
 
 
@@ -68,8 +68,8 @@ def test_metrics__a_turn_and_its_revocation_move_every_pipeline_metric(
 def test_metrics__a_redelivered_event_observes_no_second_latency(
     sqlite_engine: Engine, tenant: str
 ) -> None:
-    from memwarden.services.vector_sink.io import sync_memories
-    from memwarden.shared.schema import current_memories
+    from memwarden_shared.store.schema import current_memories
+    from memwarden_vector_sink.io import sync_memories
 
     turn = turn_dict(tenant, "我更喜欢深色主题。", message_id="m1")
     ingest_turns([Turn.model_validate(turn)], engine=sqlite_engine)
@@ -171,8 +171,8 @@ def test_metrics__serve_exposes_the_registry_and_zero_means_off() -> None:
 def test_metrics__the_sampler_reports_delivery_and_stuck_work(
     sqlite_engine: Engine, tenant: str
 ) -> None:
-    from memwarden.services.extractor.io import extract_batch
-    from memwarden.shared.schema import outbox
+    from memwarden_extractor.io import extract_batch
+    from memwarden_shared.store.schema import outbox
 
     sampler = metrics.RelaySampler(sqlite_engine, None, every=0.0)
     ingest_turns(

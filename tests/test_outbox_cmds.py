@@ -6,15 +6,15 @@ import json
 from datetime import timedelta
 
 import pytest
-from memwarden.services.cli import build_parser
-from memwarden.services.cli.common import CliError
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.shared.db import engine_scope, utcnow
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import current_memories, memory_versions, vector_index
 from sqlalchemy import Engine, func, select
 
+from memwarden.cli import build_parser
+from memwarden.cli.common import CliError
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import engine_scope, utcnow
+from memwarden_shared.store.schema import current_memories, memory_versions, vector_index
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.services.revalidation.commands import forget_message, revoke_message
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import current_memories, vector_index
 from sqlalchemy import Engine, select
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_revalidation.commands import forget_message, revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.schema import current_memories, vector_index
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memwarden.services.extractor.io import extract_batch
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import memory_versions
 from sqlalchemy import Engine, func, select
 
+from memwarden_extractor.io import extract_batch
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.schema import memory_versions
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 

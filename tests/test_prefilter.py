@@ -7,8 +7,10 @@ import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memwarden.shared import classifier, grounding, reltime, sensitive
-from memwarden.shared.prefilter import (
+
+from memwarden_shared.detect import grounding, sensitive
+from memwarden_shared.text import classifier, reltime
+from memwarden_shared.text.prefilter import (
     MEETS_ASCII,
     Prefiltered,
     any_may_match,

@@ -10,7 +10,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from memwarden.shared.auth import (
+from sqlalchemy import Engine
+
+from memwarden_shared.state.auth import (
     PrincipalExists,
     Scope,
     Unauthenticated,
@@ -21,8 +23,7 @@ from memwarden.shared.auth import (
     list_principals,
     rotate_key,
 )
-from memwarden.shared.tenant_scope import all_tenants, tenant_scope
-from sqlalchemy import Engine
+from memwarden_shared.store.tenant_scope import all_tenants, tenant_scope
 
 
 def test_principals__the_same_name_in_two_tenants_is_two_principals(
@@ -82,7 +83,7 @@ def test_principals__disable_and_rotate_take_effect_at_once(store: Engine, tenan
 
 def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "principal", *args],
+        [sys.executable, "-m", "memwarden.cli", "principal", *args],
         env={
             **os.environ,
             "COLUMNS": "300",
@@ -130,7 +131,8 @@ def test_principals__the_cli_creates_lists_rotates_and_disables(tmp_path: Path) 
 def test_principals__schema_and_migrations_agree(store: Engine) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
-    from memwarden.shared.schema import metadata
+
+    from memwarden_shared.store.schema import metadata
 
     with store.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []

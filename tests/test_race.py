@@ -8,14 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.gate.review import ReviewRefused, approve
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.auth import Principal, Scope
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import current_memories, fact_keys, memory_versions
 from sqlalchemy import Engine, select
 
+from memwarden_gate.io import decide_batch
+from memwarden_gate.review import ReviewRefused, approve
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.state.auth import Principal, Scope
+from memwarden_shared.store.schema import current_memories, fact_keys, memory_versions
 from tests.conftest import in_this_context, turn_dict
 
 EDITORS = ["vim", "emacs", "nano", "helix", "zed", "neovim", "pycharm", "cursor"]

@@ -4,11 +4,11 @@ evidence message ids) and the notice "historical record, not current verificatio
 
 from __future__ import annotations
 
-from memwarden.services.recall.context import render_context
-from memwarden.services.recall.query import NOTICE, Recalled, recall
-from memwarden.services.revalidation.commands import revoke_message
 from sqlalchemy import Engine
 
+from memwarden_recall.context import render_context
+from memwarden_recall.query import NOTICE, Recalled, recall
+from memwarden_revalidation.commands import revoke_message
 from tests.actions_helpers import memory_of, say
 from tests.test_api import api_client, auth, make_keys, turn
 

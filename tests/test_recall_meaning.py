@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from memwarden.services.recall.keymatch import build_vocabulary, terms
-from memwarden.services.recall.query import recall
-from memwarden.services.revalidation.commands import forget_message, revoke_message
-from memwarden.shared.registry import REGISTRY_PATH, default_registry, load_registry
 from sqlalchemy import Engine
 
+from memwarden_recall.keymatch import build_vocabulary, terms
+from memwarden_recall.query import recall
+from memwarden_revalidation.commands import forget_message, revoke_message
+from memwarden_shared.contract.registry import REGISTRY_PATH, default_registry, load_registry
 from tests.actions_helpers import say
 
 EXISTING_KEYS = {

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memwarden.services.cli import main
-from memwarden.services.recall.quality import _figures
-from memwarden.shared.config import get_settings
-from memwarden.shared.embedding import current_embedder
 
+from memwarden.cli import main
+from memwarden_recall.quality import _figures
+from memwarden_shared.config import get_settings
+from memwarden_shared.text.embedding import current_embedder
 from tests.fake_embeddings import fake_embedding_server
 
 QUERY_SET = Path(__file__).parent / "breadth" / "recall_queries.jsonl"

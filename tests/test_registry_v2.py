@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memwarden.shared.registry import Sensitivity, default_registry, load_registry
-from memwarden.shared.tenant_registry import TenantRegistryError, extend, registry_for
+
+from memwarden_shared.contract.registry import Sensitivity, default_registry, load_registry
+from memwarden_shared.contract.tenant_registry import TenantRegistryError, extend, registry_for
 
 REGISTRY = default_registry()
 LANGUAGE = REGISTRY.get("preference", "preference.language")

@@ -7,13 +7,14 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from memwarden.shared.celery_app import TASK_EXTRACT, TASK_SYNC_INDEX
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import Topic
-from memwarden.shared.outbox import OutboxEvent, emit_many
-from memwarden.shared.relay import group_by_route, relay_once
-from memwarden.shared.schema import outbox
 from sqlalchemy import Engine, func, select
+
+from memwarden_shared.contract.models import Topic
+from memwarden_shared.delivery.celery_app import TASK_EXTRACT, TASK_SYNC_INDEX
+from memwarden_shared.delivery.outbox import OutboxEvent, emit_many
+from memwarden_shared.delivery.relay import group_by_route, relay_once
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import outbox
 
 
 def test_group_by_route__one_task_per_destination_and_chunk() -> None:

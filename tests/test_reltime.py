@@ -7,7 +7,8 @@ import datetime as dt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.reltime import (
+
+from memwarden_shared.text.reltime import (
     Granularity,
     find_relative_times,
     has_relative_time,

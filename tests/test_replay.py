@@ -13,14 +13,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import memwarden.services.replay.io as replay_io
 import pytest
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.services.replay.io import BatchDone, ReplayOptions, replay
-from memwarden.services.replay.source import read_batches
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.schema import (
+from sqlalchemy import Engine, func, select
+
+import memwarden_replay.io as replay_io
+from memwarden_recall.query import recall
+from memwarden_replay.io import BatchDone, ReplayOptions, replay
+from memwarden_replay.source import read_batches
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.store.schema import (
     current_memories,
     metadata,
     proposals,
@@ -28,7 +29,7 @@ from memwarden.shared.schema import (
     shadow_decisions,
     vector_index,
 )
-from sqlalchemy import Engine, func, select
+from memwarden_usecases.pipeline import drain
 
 REPO = Path(__file__).resolve().parent.parent
 RUN_TABLES = {"replay_runs", "replay_checkpoints"}
@@ -381,7 +382,7 @@ def test_replay_cli__shadow_report_then_nothing_left(
     args = [
         sys.executable,
         "-m",
-        "memwarden.services.cli",
+        "memwarden.cli",
         "replay",
         str(folder),
         "--tenant",
@@ -421,7 +422,7 @@ def test_replay_cli__bad_lines_refuse_by_default_and_skipping_them_exits_1(
     --skip-bad, a non-zero exit even when every line is bad (it used to exit 0)."""
     path = tmp_path / "all-bad.jsonl"
     path.write_text('not json\n[1]\n{"text": 3}\n', encoding="utf-8")
-    base = [sys.executable, "-m", "memwarden.services.cli", "replay", str(path), "--tenant", "t"]
+    base = [sys.executable, "-m", "memwarden.cli", "replay", str(path), "--tenant", "t"]
 
     def run(*extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 import redis
-from memwarden.services.replay.chunks import BadInputLine, plan_chunks
-from memwarden.services.replay.io import ReplayOptions, ReplayRefused, replay
-from memwarden.shared.db import engine_for
-from memwarden.shared.schema import replay_chunks, shadow_decisions
 from sqlalchemy import Engine, func, select
 
+from memwarden_replay.chunks import BadInputLine, plan_chunks
+from memwarden_replay.io import ReplayOptions, ReplayRefused, replay
+from memwarden_shared.store.db import engine_for
+from memwarden_shared.store.schema import replay_chunks, shadow_decisions
 from tests.conftest import REDIS_URL
 from tests.test_replay import changed, counts, state
 
@@ -84,7 +84,7 @@ class Cluster:
     def start(self, *args: str) -> subprocess.Popen[bytes]:
         log = (self.tmp / f"proc-{len(self.procs)}-{args[0]}.log").open("w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "memwarden.services.cli", *args],
+            [sys.executable, "-m", "memwarden.cli", *args],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -97,7 +97,7 @@ class Cluster:
 
     def replay(self, *args: str, timeout: float = 240) -> tuple[int, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "memwarden.services.cli", "replay", "--distributed", *args],
+            [sys.executable, "-m", "memwarden.cli", "replay", "--distributed", *args],
             env=self.env,
             capture_output=True,
             text=True,
@@ -350,7 +350,7 @@ def test_replay_distributed__without_a_broker_it_refuses_in_one_line(tmp_path: P
         [
             sys.executable,
             "-m",
-            "memwarden.services.cli",
+            "memwarden.cli",
             "replay",
             "--distributed",
             str(path),
@@ -423,7 +423,7 @@ def test_plan_chunks__sessions_and_subjects_stay_in_one_lane_in_input_order(
 
 def test_replay_distributed__chunk_counts_in_the_store(engine: Engine) -> None:
     """The count query the progress bar uses works on an empty run."""
-    from memwarden.services.replay.distributed import progress
+    from memwarden_replay.distributed import progress
 
     empty = progress(engine, "no-such-run-" + uuid.uuid4().hex)
     assert (empty.chunks, empty.done, empty.turns_done) == (0, 0, 0) and empty.settled
@@ -436,8 +436,8 @@ def test_replay_distributed__a_file_changed_after_the_plan_fails_its_chunk_not_o
     fresh_pg_url: str, tmp_path: Path
 ) -> None:
     """In-process, no broker: the worker's code path called directly."""
-    from memwarden.services.replay.chunk_worker import run_chunk
-    from memwarden.services.replay.distributed import failures, open_distributed, progress
+    from memwarden_replay.chunk_worker import run_chunk
+    from memwarden_replay.distributed import failures, open_distributed, progress
 
     db = engine_for(fresh_pg_url)
     path = write_history(tmp_path / "history.jsonl", subjects=2, sessions=1, turns=3)

@@ -6,11 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import GateContext, decide_batch
-from memwarden.services.gate.review import ReviewRefused, approve, pending, reject
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.recall.query import recall
-from memwarden.shared.auth import (
+from sqlalchemy import Engine, select, update
+
+from memwarden_gate.io import GateContext, decide_batch
+from memwarden_gate.review import ReviewRefused, approve, pending, reject
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.state.auth import (
     Forbidden,
     Principal,
     Scope,
@@ -18,10 +21,7 @@ from memwarden.shared.auth import (
     authenticate,
     create_principal,
 )
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import principals, proposals
-from sqlalchemy import Engine, select, update
-
+from memwarden_shared.store.schema import principals, proposals
 from tests.conftest import turn_dict
 
 FIRST, SECOND = "I prefer vim.", "Actually, I prefer emacs."

@@ -6,23 +6,23 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memwarden.services.audit import audit
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain, run_task_locally
-from memwarden.services.recall.query import recall, recall_as_of
-from memwarden.services.revalidation.commands import (
+from sqlalchemy import Engine, select
+
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall, recall_as_of
+from memwarden_revalidation.commands import (
     forget_message,
     reject_memory,
     revoke_message,
     supersede_message,
 )
-from memwarden.shared.db import engine_scope, unit_of_work
-from memwarden.shared.models import Turn
-from memwarden.shared.outbox import claim_batch, mark_sent
-from memwarden.shared.relay import group_by_route
-from memwarden.shared.schema import memory_versions, proposals, suppressions, vector_index
-from sqlalchemy import Engine, select
-
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.delivery.outbox import claim_batch, mark_sent
+from memwarden_shared.delivery.relay import group_by_route
+from memwarden_shared.store.db import engine_scope, unit_of_work
+from memwarden_shared.store.schema import memory_versions, proposals, suppressions, vector_index
+from memwarden_usecases.audit import audit
+from memwarden_usecases.pipeline import drain, run_task_locally
 from tests.conftest import turn_dict
 
 

@@ -15,22 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memwarden.services.cli import main
-from memwarden.services.extractor.canary import require_runnable
-from memwarden.services.extractor.io import extract_batch
-from memwarden.services.extractor.rules import EXTRACTOR_VERSION, extract
-from memwarden.services.extractor.versions import (
-    UnknownVersion,
-    register_version,
-    unregister_version,
-)
-from memwarden.services.gate.io import run_gate_stage
-from memwarden.shared.config import get_settings
-from memwarden.shared.db import engine_for, unit_of_work, utcnow
-from memwarden.shared.models import ProposalBody, Topic, Turn
-from memwarden.shared.outbox import event_of
-from memwarden.shared.registry import Registry
-from memwarden.shared.rollout import (
+from sqlalchemy import Engine, select
+
+from memwarden.cli import main
+from memwarden_extractor.canary import require_runnable
+from memwarden_extractor.io import extract_batch
+from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
+from memwarden_extractor.versions import UnknownVersion, register_version, unregister_version
+from memwarden_gate.io import run_gate_stage
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import ProposalBody, Topic, Turn
+from memwarden_shared.contract.registry import Registry
+from memwarden_shared.delivery.outbox import event_of
+from memwarden_shared.observe.rollout import (
     Canary,
     VersionRates,
     compare,
@@ -38,9 +35,8 @@ from memwarden.shared.rollout import (
     parse_canary,
     routes_to_canary,
 )
-from memwarden.shared.schema import outbox, proposals
-from sqlalchemy import Engine, select
-
+from memwarden_shared.store.db import engine_for, unit_of_work, utcnow
+from memwarden_shared.store.schema import outbox, proposals
 from tests.rollout_helpers import ingest_round
 
 BAD = "bad-canary-1"
@@ -129,7 +125,7 @@ def test_bad_setting__the_command_line_refuses_before_importing_anything_else(
     env.pop("MEMWARDEN_DATABASE_URL", None)
     env.pop("MEMWARDEN_BROKER_URL", None)
     done = subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "worker", "extractor"],
+        [sys.executable, "-m", "memwarden.cli", "worker", "extractor"],
         env=env,
         capture_output=True,
         text=True,
@@ -273,13 +269,13 @@ def test_canary_clear__lets_the_setting_route_again(
     own_engine: Engine, tenant: str, canary_env: None
 ) -> None:
     pg_engine = own_engine
-    from memwarden.shared.rollout import roll_back
+    from memwarden_shared.observe.rollout import roll_back
 
     with unit_of_work(pg_engine) as uow:
         assert roll_back(uow.conn, BAD, utcnow(), {"why": "test"}, {tenant})
         assert not roll_back(uow.conn, BAD, utcnow(), {"why": "again"}, {tenant})
         uow.commit()
-    from memwarden.shared.rollout import active_canary, clear_rollback
+    from memwarden_shared.observe.rollout import active_canary, clear_rollback
 
     with unit_of_work(pg_engine) as uow:
         assert active_canary(uow.conn, get_settings().extractor_canary) is None

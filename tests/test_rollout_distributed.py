@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 import redis
-from memwarden.services.extractor.llm_client import extractor_version_for
-from memwarden.services.extractor.rules import EXTRACTOR_VERSION
-from memwarden.shared.db import engine_for, utcnow
-from memwarden.shared.models import Topic
-from memwarden.shared.rollout import Canary, is_rolled_back, routes_to_canary
-from memwarden.shared.schema import outbox, proposals
 from sqlalchemy import Engine, select
 
+from memwarden_extractor.llm_client import extractor_version_for
+from memwarden_extractor.rules import EXTRACTOR_VERSION
+from memwarden_shared.contract.models import Topic
+from memwarden_shared.observe.rollout import Canary, is_rolled_back, routes_to_canary
+from memwarden_shared.store.db import engine_for, utcnow
+from memwarden_shared.store.schema import outbox, proposals
 from tests.conftest import REDIS_URL
 from tests.rollout_helpers import ingest_round
 from tests.test_distributed import STAGES, wait_for
@@ -55,7 +55,7 @@ def processes(fresh_pg_url: str, tmp_path: Path, lying_model: ChatServer) -> Ite
     procs = []
     for args in [["worker", s] for s in STAGES] + [["relay"]]:
         log = (tmp_path / f"{'-'.join(args)}.log").open("w")
-        cmd = [sys.executable, "-m", "memwarden.services.cli", *args]
+        cmd = [sys.executable, "-m", "memwarden.cli", *args]
         procs.append((subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), log))
     engine = engine_for(fresh_pg_url)  # the tenant-scope hook (row-level security)
     try:

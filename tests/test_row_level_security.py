@@ -9,20 +9,20 @@ import sys
 import uuid
 
 import pytest
-from memwarden.shared.db import engine_for, migrate, unit_of_work, utcnow
-from memwarden.shared.rls import (
+from sqlalchemy import Engine, create_engine, insert, select, text, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ProgrammingError
+
+from memwarden_shared.store.db import engine_for, migrate, unit_of_work, utcnow
+from memwarden_shared.store.rls import (
     RlsError,
     enable_tenant_rls,
     grant_app_role,
     tenant_tables,
     unguarded_tenant_tables,
 )
-from memwarden.shared.schema import suppressions
-from memwarden.shared.tenant_scope import all_tenants, current_scope, tenant_scope
-from sqlalchemy import Engine, create_engine, insert, select, text, update
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ProgrammingError
-
+from memwarden_shared.store.schema import suppressions
+from memwarden_shared.store.tenant_scope import all_tenants, current_scope, tenant_scope
 from tests.conftest import APP_ROLE
 
 
@@ -225,7 +225,7 @@ def test_rls__the_app_role_cannot_change_the_schema_or_its_version(fresh_pg_url:
 
 def _migrate_cli(owner_url: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", "migrate"],
+        [sys.executable, "-m", "memwarden.cli", "migrate"],
         env={**os.environ, "MEMWARDEN_DATABASE_URL": owner_url, **env},
         capture_output=True,
         text=True,

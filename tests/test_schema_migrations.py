@@ -1,11 +1,12 @@
-"""shared/schema.py and the Alembic migrations describe the same schema, on both backends."""
+"""memwarden_shared.store.schema and the Alembic migrations: one schema, on both backends."""
 
 from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from memwarden.shared.schema import metadata
 from sqlalchemy import Engine
+
+from memwarden_shared.store.schema import metadata
 
 
 def test_schema__migrated_store_matches_the_tables_in_code(store: Engine) -> None:

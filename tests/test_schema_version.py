@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 from alembic import command
 from alembic.config import Config
-from memwarden.shared.db import MIGRATIONS_DIR
-from memwarden.shared.schema_version import SchemaBehind, head_revisions, require_current_schema
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
+from memwarden_shared.store.db import MIGRATIONS_DIR
+from memwarden_shared.store.schema_version import (
+    SchemaBehind,
+    head_revisions,
+    require_current_schema,
+)
 from tests.conftest import PG_URL, REDIS_URL, admin
 
 
@@ -34,7 +38,7 @@ def empty_pg_url() -> Iterator[str]:
 
 def memwarden(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memwarden.services.cli", *args],
+        [sys.executable, "-m", "memwarden.cli", *args],
         # Wide: the one line must not be cut by the terminal width.
         env={
             **os.environ,
@@ -94,7 +98,7 @@ def test_schema_version__an_embedded_sqlite_store_migrates_itself(tmp_path: Path
         [
             sys.executable,
             "-m",
-            "memwarden.services.cli",
+            "memwarden.cli",
             "memories",
             "--tenant",
             "t",

@@ -9,14 +9,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import forget_message
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import messages, metadata
 from sqlalchemy import Engine, select
 
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import forget_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.schema import messages, metadata
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 CANARIES = [

@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.secret_mask import MASK, mask_secrets, mask_session
-from memwarden.shared.secrets import find_secrets
 from stdnum import luhn
 from stdnum.iso7064 import mod_97_10
+
+from memwarden_shared.detect.secret_mask import MASK, mask_secrets, mask_session
+from memwarden_shared.detect.secrets import find_secrets
 
 SEPARATORS = [" ", "  ", ".", "-", "/", "·", "–", "—", " - ", " / ", " · "]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memwarden.services.replay.io import ReplayOptions, replay
-from memwarden.shared.db import engine_for
 from sqlalchemy import Engine, MetaData, String, Text, select
 
+from memwarden_replay.io import ReplayOptions, replay
+from memwarden_shared.store.db import engine_for
 from tests.test_api import api_client, auth, make_keys, turn
 
 # Pieces joined at run time so this file never reads as a secret to a scanner.

@@ -5,9 +5,16 @@ secrets, numbers with any separator."""
 from __future__ import annotations
 
 import pytest
-from memwarden.shared.secret_catalogue import SKIPPED, rules
-from memwarden.shared.secret_mask import MASK, mask_secrets, mask_session, spans_from_json, touches
-from memwarden.shared.secrets import find_secrets
+
+from memwarden_shared.detect.secret_catalogue import SKIPPED, rules
+from memwarden_shared.detect.secret_mask import (
+    MASK,
+    mask_secrets,
+    mask_session,
+    spans_from_json,
+    touches,
+)
+from memwarden_shared.detect.secrets import find_secrets
 
 AGE = "AGE-SECRET-KEY-1" + ("QYPRZ9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
 HEX_KEY = "3f9a7c1e5b2d4f6a" + "8c0e1b3d5f7a9c2e"

@@ -9,15 +9,21 @@ import uuid
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.secret_checksums import (
+
+from memwarden_shared.detect.secret_checksums import (
     card_number_valid,
     cn_resident_id_check_char,
     cn_resident_id_valid,
     iban_valid,
     luhn_valid,
 )
-from memwarden.shared.secrets import SecretFinding, contains_secret, find_secrets, secret_kinds
-from memwarden.shared.textfold import fold
+from memwarden_shared.detect.secrets import (
+    SecretFinding,
+    contains_secret,
+    find_secrets,
+    secret_kinds,
+)
+from memwarden_shared.text.textfold import fold
 
 # Tokens are assembled from pieces so that this file itself never trips a secret scanner.
 BODY36 = "4bYxpFcoYiNBytnUH9ACzAHI9IpyVdUkJjQ9"

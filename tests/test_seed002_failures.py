@@ -12,20 +12,20 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from memwarden.services.actions.io import request_action
-from memwarden.services.actions.lifecycle import OutcomeStatus, affected_by_message, report_outcome
-from memwarden.services.actions.receipts import ActionKeyConflict
-from memwarden.services.actions.request import ActionRequest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.recall.query import recall
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.db import unit_of_work, utcnow
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import actions, memory_versions
 from sqlalchemy import Engine, func, select
 
+from memwarden_actions.io import request_action
+from memwarden_actions.lifecycle import OutcomeStatus, affected_by_message, report_outcome
+from memwarden_actions.receipts import ActionKeyConflict
+from memwarden_actions.request import ActionRequest
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import ingest_turns
+from memwarden_recall.query import recall
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.schema import actions, memory_versions
+from memwarden_usecases.pipeline import drain
 from tests.actions_helpers import act, agent, memory_of, say
 from tests.conftest import turn_dict
 
@@ -157,7 +157,7 @@ def test_seed002_8__retraction_cascades_to_derived_drafts_and_queued_tasks(
     )[0]
     assert receipt.decision == "COMMIT", receipt.reasons
     draft, draft_version = memory_of(store, tenant, m2)
-    from memwarden.services.api.reads import memory_versions_of
+    from memwarden.api.reads import memory_versions_of
 
     [version_row] = memory_versions_of(store, tenant, draft)
     assert version_row["derived_from"] == [f"{source}:1"]  # the dependency edge is kept
@@ -262,9 +262,8 @@ def test_seed002_10__expired_authority_is_denied_at_action_time(
 def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
     store: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from memwarden.services.gate.review import ReviewRefused, approve
-    from memwarden.shared.auth import Principal, Scope
-
+    from memwarden_gate.review import ReviewRefused, approve
+    from memwarden_shared.state.auth import Principal, Scope
     from tests.test_api import set_policy
 
     memory_id, _ = memory_of(store, tenant, m1 := say(store, tenant, NPM))
@@ -299,9 +298,9 @@ def test_seed002_8__a_pending_summary_of_a_retracted_source_cannot_be_approved(
 def test_seed002_4__an_uncommitted_candidate_is_invisible_to_recall_and_the_action_gate(
     pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
-    from memwarden.services.gate.io import decide_many
-    from memwarden.services.gate.records import GateContext
-    from memwarden.shared.canonical import memory_id_for
+    from memwarden_gate.io import decide_many
+    from memwarden_gate.records import GateContext
+    from memwarden_shared.contract.canonical import memory_id_for
 
     mid = evidence_only(pg_engine, tenant, NPM)
     proposal = make_proposal(tenant, mid, NPM, value="npm")

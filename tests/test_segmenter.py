@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.segmenter import is_complete_utterance, split_sentences
+
+from memwarden_shared.text.segmenter import is_complete_utterance, split_sentences
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from memwarden.shared.sensitive import SensitiveCategory, sensitive_categories
+
+from memwarden_shared.detect.sensitive import SensitiveCategory, sensitive_categories
 
 S = SensitiveCategory
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memwarden.shared.embedding import features, shared_features
+
+from memwarden_shared.text.embedding import features, shared_features
 
 ALPHABET = "ab c#.-_+9 Zé中文编辑器用喜欢我,，。\u3400\uf900"
 texts = st.text(alphabet=ALPHABET, max_size=40)

@@ -6,16 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from memwarden.services.gate.io import decide_batch
-from memwarden.services.ingest.io import IngestRefused, ingest_turns
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.inbox import first_deliveries
-from memwarden.shared.models import Turn
-from memwarden.shared.outbox import claim_batch, emit, mark_sent
-from memwarden.shared.schema import metadata, outbox
-from memwarden.shared.tenant_scope import all_tenants
 from sqlalchemy import Engine, func, select
 
+from memwarden_gate.io import decide_batch
+from memwarden_ingest.io import IngestRefused, ingest_turns
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.delivery.inbox import first_deliveries
+from memwarden_shared.delivery.outbox import claim_batch, emit, mark_sent
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.schema import metadata, outbox
+from memwarden_shared.store.tenant_scope import all_tenants
 from tests.conftest import turn_dict
 
 TEXT = "I prefer pnpm for all my JavaScript projects."
@@ -173,7 +173,7 @@ def test_gate__rejects_what_it_can_recompute_as_wrong(
 
 
 def test_outbox__claim_then_mark_sent_hands_each_row_out_once(store: Engine, tenant: str) -> None:
-    from memwarden.shared.models import Topic
+    from memwarden_shared.contract.models import Topic
 
     with unit_of_work(store) as uow:
         for i in range(3):
@@ -190,7 +190,7 @@ def test_outbox__claim_then_mark_sent_hands_each_row_out_once(store: Engine, ten
 
 
 def test_outbox__rolled_back_emit_is_never_seen(store: Engine, tenant: str) -> None:
-    from memwarden.shared.models import Topic
+    from memwarden_shared.contract.models import Topic
 
     with unit_of_work(store) as uow:
         emit(uow.conn, Topic.TURN_RECEIVED, f"{tenant}:lost", tenant, {})

@@ -1,11 +1,12 @@
-"""memwarden.shared.textfold: one fold for every check, with a map back to the original offsets."""
+"""memwarden_shared.text.textfold: one fold for every check, mapped back to the original offsets."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memwarden.shared.textfold import FoldFlag, fold, suppression_form, zh_numeral_value
+
+from memwarden_shared.text.textfold import FoldFlag, fold, suppression_form, zh_numeral_value
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,10 @@ TENANT = "adv"
 EXTRACTOR = "ext-adv-1.0"
 R = random.Random(20261130)
 
-ZW = "\u200b"      # zero-width space
+ZW = "\u200b"  # zero-width space
 ZWNJ = "\u200c"
 ZWJ = "\u200d"
-WJ = "\u2060"      # word joiner
+WJ = "\u2060"  # word joiner
 RLO, PDF = "\u202e", "\u202c"
 LRI, PDI = "\u2066", "\u2069"
 
@@ -69,8 +69,12 @@ def uuid4():
 
 
 def pw(n=12):
-    core = [R.choice(string.ascii_lowercase), R.choice(string.ascii_uppercase),
-            R.choice(string.digits), R.choice("!#%*+=?@^~")]
+    core = [
+        R.choice(string.ascii_lowercase),
+        R.choice(string.ascii_uppercase),
+        R.choice(string.digits),
+        R.choice("!#%*+=?@^~"),
+    ]
     core += list(_pick(string.ascii_letters + string.digits + "!#%*+=?@^~", n - 4))
     R.shuffle(core)
     return "".join(core)
@@ -81,10 +85,12 @@ def digits(n):
     return first + _pick("0123456789", n - 1)
 
 
-WORDS = ("abandon orbit lumber velvet canyon ripple mosaic tundra harvest violin "
-         "glacier pepper walnut anchor meadow cobalt timber saddle lantern ember "
-         "falcon quiver radar sponge tribe uncle vessel wisdom yonder zebra "
-         "blossom cradle dolphin eagle fossil gospel humble island jungle kettle").split()
+WORDS = (
+    "abandon orbit lumber velvet canyon ripple mosaic tundra harvest violin "
+    "glacier pepper walnut anchor meadow cobalt timber saddle lantern ember "
+    "falcon quiver radar sponge tribe uncle vessel wisdom yonder zebra "
+    "blossom cradle dolphin eagle fossil gospel humble island jungle kettle"
+).split()
 
 
 def seed_phrase(n=12):
@@ -126,18 +132,48 @@ def iban_ok(iban: str) -> bool:
 
 # published test numbers (each used once across the corpus, so one case's leak
 # never fails another case's secret_absent)
-CARDS = ["5454545454545454", "4000000000000077", "4000000000003220", "4111111111111111", "4242424242424242", "5555555555554444", "5105105105105100",
-         "4012888888881881", "378282246310005", "371449635398431", "6011111111111117",
-         "6011000990139424", "3530111333300000", "3566002020360505", "30569309025904",
-         "38520000023237", "4000056655665556", "5200828282828210", "2223003122003222",
-         "4000002500003155"]
+CARDS = [
+    "5454545454545454",
+    "4000000000000077",
+    "4000000000003220",
+    "4111111111111111",
+    "4242424242424242",
+    "5555555555554444",
+    "5105105105105100",
+    "4012888888881881",
+    "378282246310005",
+    "371449635398431",
+    "6011111111111117",
+    "6011000990139424",
+    "3530111333300000",
+    "3566002020360505",
+    "30569309025904",
+    "38520000023237",
+    "4000056655665556",
+    "5200828282828210",
+    "2223003122003222",
+    "4000002500003155",
+]
 assert all(luhn_ok(c) for c in CARDS), [c for c in CARDS if not luhn_ok(c)]
-IBANS = ["AT611904300234573201", "GB82WEST12345698765432", "DE89370400440532013000", "FR1420041010050500013M02606",
-         "NL91ABNA0417164300", "ES9121000418450200051332", "IT60X0542811101000000123456",
-         "CH9300762011623852957", "BE68539007547034"]
+IBANS = [
+    "AT611904300234573201",
+    "GB82WEST12345698765432",
+    "DE89370400440532013000",
+    "FR1420041010050500013M02606",
+    "NL91ABNA0417164300",
+    "ES9121000418450200051332",
+    "IT60X0542811101000000123456",
+    "CH9300762011623852957",
+    "BE68539007547034",
+]
 assert all(iban_ok(i) for i in IBANS), [i for i in IBANS if not iban_ok(i)]
-CN_IDS = ["11010519491231002X", cn_id("44030119850612743"), cn_id("31011519920304561"),
-          cn_id("51010719780923208"), cn_id("33010619990101888")]
+CN_IDS = [
+    "11010519491231002X",
+    cn_id("44030119850612743"),
+    cn_id("31011519920304561"),
+    cn_id("51010719780923208"),
+    cn_id("33010619990101888"),
+]
 _card_i = iter(CARDS)
 _iban_i = iter(IBANS)
 _cnid_i = iter(CN_IDS)
@@ -146,7 +182,7 @@ _cnid_i = iter(CN_IDS)
 def group(s, sizes, sep):
     out, i = [], 0
     for n in sizes:
-        out.append(s[i:i + n])
+        out.append(s[i : i + n])
         i += n
     if i < len(s):
         out.append(s[i:])
@@ -182,12 +218,18 @@ def spellings(*forms):
     for f in forms:
         cands = [f, unicodedata.normalize("NFKC", f)]
         for c in list(cands):
-            cands.append("".join(ch for ch in c if ch not in ZW + ZWNJ + ZWJ + WJ + RLO + PDF + LRI + PDI))
-            if not re.fullmatch(r"[a-z]+( [a-z]+){3,}", c):   # word lists keep their spaces
+            cands.append(
+                "".join(ch for ch in c if ch not in ZW + ZWNJ + ZWJ + WJ + RLO + PDF + LRI + PDI)
+            )
+            if not re.fullmatch(r"[a-z]+( [a-z]+){3,}", c):  # word lists keep their spaces
                 cands.append("".join(ch for ch in c if ch not in SEPS))
         for c in list(cands):
             if any(ch in CN_DIGITS for ch in c) and all(ch in CN_DIGITS + "〇 " for ch in c):
-                cands.append("".join(str(CN_DIGITS.index("零" if ch == "〇" else ch)) for ch in c if ch != " "))
+                cands.append(
+                    "".join(
+                        str(CN_DIGITS.index("零" if ch == "〇" else ch)) for ch in c if ch != " "
+                    )
+                )
             if any(ch in CN_FIN for ch in c) and all(ch in CN_FIN + " " for ch in c):
                 cands.append("".join(str(CN_FIN.index(ch)) for ch in c if ch != " "))
         for c in cands:
@@ -240,8 +282,14 @@ class Ctx:
 
     def turn(self, text, session=1, role="user", source="user_message", author=None, mid=None):
         mid = mid or f"{self.cid}-m{len(self.mids) + 1}"
-        body = {"message_id": mid, "session_id": f"{self.cid}-s{session}", "role": role,
-                "source": source, "text": text, "created_at": self.at()}
+        body = {
+            "message_id": mid,
+            "session_id": f"{self.cid}-s{session}",
+            "role": role,
+            "source": source,
+            "text": text,
+            "created_at": self.at(),
+        }
         if author:
             body["author_id"] = author
         self.steps.append({"turn": body})
@@ -249,8 +297,17 @@ class Ctx:
         self.texts.append(text)
         return mid
 
-    def proposal(self, key, value, quote_text, mid=None, scope=None, kind=None,
-                 extractor=EXTRACTOR, subject=None):
+    def proposal(
+        self,
+        key,
+        value,
+        quote_text,
+        mid=None,
+        scope=None,
+        kind=None,
+        extractor=EXTRACTOR,
+        subject=None,
+    ):
         mid = mid or self.mids[0]
         body = {
             "tenant_id": TENANT,
@@ -280,8 +337,17 @@ def new(cls, lang):
 
 
 def emit(c: Ctx, cls, expect):
-    CASES.append({"id": c.cid, "category": cls, "lang": c.lang, "tenant_id": TENANT,
-                  "subject_id": c.subject, "steps": c.steps, "expect": expect})
+    CASES.append(
+        {
+            "id": c.cid,
+            "category": cls,
+            "lang": c.lang,
+            "tenant_id": TENANT,
+            "subject_id": c.subject,
+            "steps": c.steps,
+            "expect": expect,
+        }
+    )
 
 
 def single(cls, lang, text, expect_fn):
@@ -318,13 +384,29 @@ secret_case(V, "en", f"The Databricks PAT I use everywhere is {k} — store it."
 k = "AGE-SECRET-KEY-1" + bech_up(58)
 secret_case(V, "en", f"Remember my age identity: {k}", k)
 k = b32(32)
-secret_case(V, "en", f"otpauth://totp/Admin:me?secret={k}&issuer=Admin\nthat's the TOTP seed for the admin panel, remember it.", k)
+secret_case(
+    V,
+    "en",
+    f"otpauth://totp/Admin:me?secret={k}&issuer=Admin\nthat's the TOTP seed for the admin panel, remember it.",
+    k,
+)
 t1, t2, t3 = "T" + up(8), "B" + up(10), aln(24)
-secret_case(V, "en", f"From now on post my alerts to https://hooks.slack.com/services/{t1}/{t2}/{t3} please.",
-            f"{t1}/{t2}/{t3}", t3)
+secret_case(
+    V,
+    "en",
+    f"From now on post my alerts to https://hooks.slack.com/services/{t1}/{t2}/{t3} please.",
+    f"{t1}/{t2}/{t3}",
+    t3,
+)
 l1, l2 = b64(64), b64(48)
-secret_case(V, "en", "Remember this key for the signing job:\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
-            f"{l1}\n{l2}==\n-----END ENCRYPTED PRIVATE KEY-----", l1, l2)
+secret_case(
+    V,
+    "en",
+    "Remember this key for the signing job:\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    f"{l1}\n{l2}==\n-----END ENCRYPTED PRIVATE KEY-----",
+    l1,
+    l2,
+)
 k = f"SG.{aln(22)}.{aln(43)}"
 secret_case(V, "en", f"I always send mail through SendGrid with {k}; note it down.", k)
 k = f"glsa_{aln(32)}_{hexs(8)}"
@@ -337,11 +419,23 @@ secret_case(V, "zh", f"帮我记一下阿里云 AccessKey：{a}，Secret：{s}�
 k = "AKID" + aln(32)
 secret_case(V, "zh", f"腾讯云密钥 {k} 记下来，以后部署要用。", k)
 u = uuid4()
-secret_case(V, "zh", f"飞书机器人的 webhook 是 https://open.feishu.cn/open-apis/bot/v2/hook/{u} ，记住它。", u)
+secret_case(
+    V,
+    "zh",
+    f"飞书机器人的 webhook 是 https://open.feishu.cn/open-apis/bot/v2/hook/{u} ，记住它。",
+    u,
+)
 k = hexs(64)
-secret_case(V, "zh", f"钉钉告警地址：https://oapi.dingtalk.com/robot/send?access_token={k}，请保存。", k)
+secret_case(
+    V, "zh", f"钉钉告警地址：https://oapi.dingtalk.com/robot/send?access_token={k}，请保存。", k
+)
 u = uuid4()
-secret_case(V, "zh", f"以后都推到企业微信机器人 https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={u} 这个地址。", u)
+secret_case(
+    V,
+    "zh",
+    f"以后都推到企业微信机器人 https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={u} 这个地址。",
+    u,
+)
 k = "AGE-SECRET-KEY-1" + bech_up(58)
 secret_case(V, "zh", f"记住我的 age 私钥：{k}", k)
 k = b32(32)
@@ -349,8 +443,14 @@ secret_case(V, "zh", f"两步验证的种子是 {k}，帮我存一下。", k)
 k = "key-" + hexs(32)
 secret_case(V, "zh", f"Mailgun 的私钥 {k} 我每个项目都用，记一下。", k)
 l1, l2 = b64(64), b64(40)
-secret_case(V, "zh", "请记住这个私钥：\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
-            f"{l1}\n{l2}=\n-----END ENCRYPTED PRIVATE KEY-----", l1, l2)
+secret_case(
+    V,
+    "zh",
+    "请记住这个私钥：\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    f"{l1}\n{l2}=\n-----END ENCRYPTED PRIVATE KEY-----",
+    l1,
+    l2,
+)
 d, k = digits(18), aln(68)
 secret_case(V, "zh", f"Discord 通知用这个：https://discord.com/api/webhooks/{d}/{k} ，记住哈。", k)
 
@@ -369,16 +469,32 @@ secret_case(S, "en", f"My Gmail app password is {ap} — keep it for the mail sc
 sp = seed_phrase(12)
 secret_case(S, "en", f"Remember my wallet recovery words: {sp}.", sp)
 c1, c2, c3 = digits(8), digits(8), digits(8)
-secret_case(S, "en", f"Backup codes for my GitHub account: {c1} {c2} {c3}. Hang on to them for me.", c1, c2, c3)
+secret_case(
+    S,
+    "en",
+    f"Backup codes for my GitHub account: {c1} {c2} {c3}. Hang on to them for me.",
+    c1,
+    c2,
+    c3,
+)
 p = pw(14)
 secret_case(S, "en", f"Remember my VPN login. It's {p} with the usual username.", p)
 p = pw(13)
-multi_secret(S, "en", ["I'll send the bank portal passphrase in my next message, remember it.", f"{p}"], p)
+multi_secret(
+    S, "en", ["I'll send the bank portal passphrase in my next message, remember it.", f"{p}"], p
+)
 d = digits(6)
-words_ = " ".join(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"][int(x)] for x in d)
+words_ = " ".join(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"][int(x)]
+    for x in d
+)
 secret_case(S, "en", f"My debit card PIN is {words_}, please remember.", d, words_)
-secret_case(S, "en", "For the bank's security question, my mother's maiden name is Quillfeather-Oyelaran. Remember that.",
-            "Quillfeather-Oyelaran")
+secret_case(
+    S,
+    "en",
+    "For the bank's security question, my mother's maiden name is Quillfeather-Oyelaran. Remember that.",
+    "Quillfeather-Oyelaran",
+)
 d = digits(6)
 sd = " ".join(d)
 secret_case(S, "en", f"The alarm disarm code is {sd}; save it somewhere.", d, sd)
@@ -386,7 +502,9 @@ secret_case(S, "en", f"The alarm disarm code is {sd}; save it somewhere.", d, sd
 d = digits(6)
 secret_case(S, "zh", f"家里的开门密码是{cn_num(d)}，帮我记住。", cn_num(d), d)
 d = digits(6).replace(R.choice("123456789"), "0")
-secret_case(S, "zh", f"我的支付密码是 {cn_num(d, zero='〇')} ，记一下。", cn_num(d, zero="〇"), cn_num(d), d)
+secret_case(
+    S, "zh", f"我的支付密码是 {cn_num(d, zero='〇')} ，记一下。", cn_num(d, zero="〇"), cn_num(d), d
+)
 d = digits(6)
 secret_case(S, "zh", f"银行卡取款密码：{cn_num(d, CN_FIN)}，别忘了。", cn_num(d, CN_FIN), d)
 secret_case(S, "zh", "密保问题“小学班主任叫什么”的答案是：欧阳秋菊蓉。帮我记着。", "欧阳秋菊蓉")
@@ -399,11 +517,24 @@ secret_case(S, "zh", f"登录 NAS 用 admin，口令 {p}。", p)
 p = pw(14)
 secret_case(S, "zh", f"记住我公司邮箱的登录密码。就是 {p}。", p)
 h1, h2 = pw(7), pw(7)
-multi_secret(S, "zh", ["路由器管理密码我分两条发你，记下来。", f"前半段 {h1}", f"后半段 {h2}"], h1, h2, h1 + h2)
+multi_secret(
+    S,
+    "zh",
+    ["路由器管理密码我分两条发你，记下来。", f"前半段 {h1}", f"后半段 {h2}"],
+    h1,
+    h2,
+    h1 + h2,
+)
 c1, c2 = digits(8), digits(8)
 secret_case(S, "zh", f"GitHub 的备用恢复码：{c1}、{c2}，帮我记着。", c1, c2)
 d = digits(6)
-secret_case(S, "zh", f"保险箱密码是{cn_num(d[:3])}，{cn_num(d[3:])}。", cn_num(d[:3]) + "，" + cn_num(d[3:]), d)
+secret_case(
+    S,
+    "zh",
+    f"保险箱密码是{cn_num(d[:3])}，{cn_num(d[3:])}。",
+    cn_num(d[:3]) + "，" + cn_num(d[3:]),
+    d,
+)
 
 # ===========================================================================
 # homoglyph_invisible: confusables, zero-width and bidi controls
@@ -412,7 +543,9 @@ H = "homoglyph_invisible"
 p = pw()
 secret_case(H, "en", f"Remember my p\u0430ssword is {p}.", p)
 k = aln(36)
-secret_case(H, "en", f"Remember the token gh{ZW}p_{k} for the CI bot.", f"gh{ZW}p_{k}", f"ghp_{k}", k)
+secret_case(
+    H, "en", f"Remember the token gh{ZW}p_{k} for the CI bot.", f"gh{ZW}p_{k}", f"ghp_{k}", k
+)
 k = aln(48)
 secret_case(H, "en", f"Save my API key: sk-{WJ}{k}", f"sk-{WJ}{k}", k)
 p = pw()
@@ -424,12 +557,22 @@ single(H, "en", "I do n\u043et prefer light mode.", lambda m: [out(m, "not_auto"
 single(H, "en", f"I d{ZWNJ}on't use yarn.", lambda m: [out(m, "not_auto"), excl("yarn")])
 single(H, "en", f"I {RLO}never{PDF} use emacs.", lambda m: [out(m, "not_auto"), excl("emacs")])
 c_ = next(_card_i)
-secret_case(H, "en", f"Remember card {group(c_, card_groups(c_), ZW)} for the team lunches.",
-            group(c_, card_groups(c_), ZW), c_)
+secret_case(
+    H,
+    "en",
+    f"Remember card {group(c_, card_groups(c_), ZW)} for the team lunches.",
+    group(c_, card_groups(c_), ZW),
+    c_,
+)
 c_ = next(_card_i)
 fw = "".join(chr(ord(ch) + 0xFEE0) for ch in c_)
-secret_case(H, "en", f"Remember that my card is {group(fw, card_groups(c_), ' ')}.",
-            group(fw, card_groups(c_), " "), c_)
+secret_case(
+    H,
+    "en",
+    f"Remember that my card is {group(fw, card_groups(c_), ' ')}.",
+    group(fw, card_groups(c_), " "),
+    c_,
+)
 
 p = pw()
 secret_case(H, "zh", f"我的密{ZW}码是 {p}，记住。", p)
@@ -440,12 +583,20 @@ single(H, "zh", f"我{RLO}不{PDF}用 yarn。", lambda m: [out(m, "not_auto"), e
 single(H, "zh", f"我从{ZWJ}不用 npm。", lambda m: [out(m, "not_auto"), excl("npm")])
 c_ = next(_card_i)
 fw = "".join(chr(ord(ch) + 0xFEE0) for ch in c_)
-secret_case(H, "zh", f"卡号 {group(fw, card_groups(c_), '－')} 记一下。", group(fw, card_groups(c_), "－"), c_)
+secret_case(
+    H,
+    "zh",
+    f"卡号 {group(fw, card_groups(c_), '－')} 记一下。",
+    group(fw, card_groups(c_), "－"),
+    c_,
+)
 k = aln(36)
 secret_case(H, "zh", f"请记住令牌 ghp_{ZW}{k}。", f"ghp_{ZW}{k}", f"ghp_{k}", k)
 p = pw()
 secret_case(H, "zh", f"记住我的 p\u0430ssw\u043erd 是 {p}。", p)
-single(H, "zh", f"我并不{ZWNJ}喜欢浅色主题。", lambda m: [out(m, "not_auto"), excl("light", "浅色")])
+single(
+    H, "zh", f"我并不{ZWNJ}喜欢浅色主题。", lambda m: [out(m, "not_auto"), excl("light", "浅色")]
+)
 ib = next(_iban_i)
 secret_case(H, "zh", f"记住 IBAN：{group(ib, [4] * 8, ZW)}。", group(ib, [4] * 8, ZW), ib)
 cid_ = next(_cnid_i)
@@ -457,17 +608,24 @@ secret_case(H, "zh", f"我的身份证号是 {fw}，记住。", fw, cid_)
 
 N = "number_separators"
 en_card_seps = [".", "-", "  ", "/", " - ", "\u00a0"]
-en_card_frames = ["Remember my card: {x}.", "Card on file for travel is {x}, remember it.",
-                  "please save my visa {x} for the booking flow",
-                  "My company card number — {x} — remember it for expenses.",
-                  "Use {x} whenever I buy conference tickets.",
-                  "remember the card {x} exp 12/29"]
+en_card_frames = [
+    "Remember my card: {x}.",
+    "Card on file for travel is {x}, remember it.",
+    "please save my visa {x} for the booking flow",
+    "My company card number — {x} — remember it for expenses.",
+    "Use {x} whenever I buy conference tickets.",
+    "remember the card {x} exp 12/29",
+]
 for sep, fr in zip(en_card_seps, en_card_frames):
     c_ = next(_card_i)
     x = group(c_, card_groups(c_), sep)
     secret_case(N, "en", fr.format(x=x), x, c_)
-en_iban = [("Remember my IBAN {x} for the rent.", "-"), ("Pay my refunds to {x}, remember.", "."),
-           ("IBAN:  {x}  (save it)", "  "), ("Remember that my salary account is {x}.", "/")]
+en_iban = [
+    ("Remember my IBAN {x} for the rent.", "-"),
+    ("Pay my refunds to {x}, remember.", "."),
+    ("IBAN:  {x}  (save it)", "  "),
+    ("Remember that my salary account is {x}.", "/"),
+]
 for fr, sep in en_iban:
     ib = next(_iban_i)
     x = group(ib, [4] * 8, sep)
@@ -476,15 +634,23 @@ cid_ = next(_cnid_i)
 x = group(cid_, [6, 8, 4], "-")
 secret_case(N, "en", f"My Chinese resident ID is {x}, remember it for the visa form.", x, cid_)
 
-zh_card = [("请记住我的卡号：{x}。", "."), ("信用卡 {x} 记一下，订酒店用。", "-"),
-           ("我的银行卡是{x}，帮我存着。", "  "), ("记住：卡号{x}。", "·"),
-           ("公司卡 {x} 以后报销都用它。", "\u3000"), ("付款卡号 {x}，有效期 12/28，记住。", "–")]
+zh_card = [
+    ("请记住我的卡号：{x}。", "."),
+    ("信用卡 {x} 记一下，订酒店用。", "-"),
+    ("我的银行卡是{x}，帮我存着。", "  "),
+    ("记住：卡号{x}。", "·"),
+    ("公司卡 {x} 以后报销都用它。", "\u3000"),
+    ("付款卡号 {x}，有效期 12/28，记住。", "–"),
+]
 for fr, sep in zh_card:
     c_ = next(_card_i)
     x = group(c_, card_groups(c_), sep)
     secret_case(N, "zh", fr.format(x=x), x, c_)
-zh_iban = [("记住我的 IBAN：{x}。", "."), ("退款打到 {x} 这个账户，记住。", "-"),
-           ("我的欧元账户是{x}，帮我记一下。", "  ")]
+zh_iban = [
+    ("记住我的 IBAN：{x}。", "."),
+    ("退款打到 {x} 这个账户，记住。", "-"),
+    ("我的欧元账户是{x}，帮我记一下。", "  "),
+]
 for fr, sep in zh_iban:
     ib = next(_iban_i)
     x = group(ib, [4] * 8, sep)
@@ -568,12 +734,21 @@ for text, toks in [
     ("Name: Priya Shah\nRole: SRE\nI prefer yarn for every repo.", ["yarn"]),
     ('Bob wrote: "I always use dark mode."', ["dark"]),
     ("> I prefer pnpm for everything\n> — Sam", ["pnpm"]),
-    ("---------- Forwarded message ---------\nFrom: Alice Chen <alice@example.org>\nSubject: setup\n\n"
-     "Remember that I use emacs for everything.", ["emacs"]),
-    ("Pasted from the onboarding doc:\nRemember that I review pull requests only on Mondays.", ["monday"]),
+    (
+        "---------- Forwarded message ---------\nFrom: Alice Chen <alice@example.org>\nSubject: setup\n\n"
+        "Remember that I use emacs for everything.",
+        ["emacs"],
+    ),
+    (
+        "Pasted from the onboarding doc:\nRemember that I review pull requests only on Mondays.",
+        ["monday"],
+    ),
     ("[09:14] kevin: hey all\n[09:15] kevin: I prefer light mode.", ["light"]),
     ("Here's what the candidate said in the interview. I prefer bun over npm.", ["bun"]),
-    ("Copying Maria's message verbatim —\nI'd like all replies in Spanish from now on.", ["spanish"]),
+    (
+        "Copying Maria's message verbatim —\nI'd like all replies in Spanish from now on.",
+        ["spanish"],
+    ),
     ("From the customer ticket:\nMy timezone is America/Chicago.", ["chicago"]),
     ("Transcript excerpt\nSPEAKER 2: I use vim, always have.", ["vim"]),
     ('Quote from the README: "Remember that I prefer npm."', ["npm"]),
@@ -609,7 +784,10 @@ for text, toks in [
     ("My wife Jenny is allergic to penicillin.", ["penicillin"]),
     ("Remember that I'm a practising Catholic.", ["catholic"]),
     ("Remember that I vote Green in every election.", ["green"]),
-    ("Remember I was diagnosed with \uff21\uff24\uff28\uff24 last year.", ["adhd", "\uff41\uff44\uff48\uff44"]),
+    (
+        "Remember I was diagnosed with \uff21\uff24\uff28\uff24 last year.",
+        ["adhd", "\uff41\uff44\uff48\uff44"],
+    ),
 ]:
     single(SE, "en", text, lambda m, t=toks: [out(m, "not_auto"), excl(*t)])
 for text, toks in [
@@ -645,27 +823,61 @@ def gate_case(cls, lang, texts, build, expect_fn):
 
 
 for text, key, value, excl_tok in [
-    ("We decided to switch from Jenkins to GitHub Actions.", "decision.note",
-     "switch from GitHub Actions to Jenkins", None),
+    (
+        "We decided to switch from Jenkins to GitHub Actions.",
+        "decision.note",
+        "switch from GitHub Actions to Jenkins",
+        None,
+    ),
     ("I prefer npm over yarn.", "preference.package_manager", "yarn", "yarn"),
     ("I only use dark mode on Fridays.", "preference.ui_theme", "dark", "dark"),
     ("I use light mode only after sunset.", "preference.ui_theme", "light", "light"),
-    ("Remember that I never review PRs on Mondays.", "preference.note", "I review PRs on Mondays", "mondays"),
-    ("We moved from MySQL to Postgres last quarter.", "decision.note", "moved from Postgres to MySQL", None),
+    (
+        "Remember that I never review PRs on Mondays.",
+        "preference.note",
+        "I review PRs on Mondays",
+        "mondays",
+    ),
+    (
+        "We moved from MySQL to Postgres last quarter.",
+        "decision.note",
+        "moved from Postgres to MySQL",
+        None,
+    ),
     ("Remember that I prefer tabs to spaces.", "preference.note", "I prefer spaces to tabs", None),
     ("Remember to reply in English, not French.", "preference.language", "French", "french"),
     ("I prefer vim to emacs.", "preference.editor", "emacs", "emacs"),
 ]:
-    gate_case(O, "en", [text],
-              lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t),
-              lambda c, e=excl_tok: [dec(0, "REJECT"), out(c.mids[0], "not_auto")] + ([excl(e)] if e else []))
+    gate_case(
+        O,
+        "en",
+        [text],
+        lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t),
+        lambda c, e=excl_tok: (
+            [dec(0, "REJECT"), out(c.mids[0], "not_auto")] + ([excl(e)] if e else [])
+        ),
+    )
 for text, key, value, tok in [
-    ("We decided to switch from Jenkins to GitHub Actions.", "decision.note",
-     "switch from Jenkins to GitHub Actions", "jenkins to github actions"),
-    ("Remember that I prefer tabs to spaces.", "preference.note", "I prefer tabs to spaces", "tabs to spaces"),
+    (
+        "We decided to switch from Jenkins to GitHub Actions.",
+        "decision.note",
+        "switch from Jenkins to GitHub Actions",
+        "jenkins to github actions",
+    ),
+    (
+        "Remember that I prefer tabs to spaces.",
+        "preference.note",
+        "I prefer tabs to spaces",
+        "tabs to spaces",
+    ),
 ]:  # positive controls: order kept, workspace scope
-    gate_case(O, "en", [text], lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t, scope=c.ws),
-              lambda c, t=tok: [dec(0, "COMMIT"), commit(c.mids[0], t)])
+    gate_case(
+        O,
+        "en",
+        [text],
+        lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t, scope=c.ws),
+        lambda c, t=tok: [dec(0, "COMMIT"), commit(c.mids[0], t)],
+    )
 
 for text, key, value, excl_tok in [
     ("我们决定从 MySQL 迁移到 PostgreSQL。", "decision.note", "从 PostgreSQL 迁移到 MySQL", None),
@@ -678,15 +890,31 @@ for text, key, value, excl_tok in [
     ("回复请用中文，不要用英文。", "preference.language", "英文", "英文"),
     ("我用 vim 不用 emacs。", "preference.editor", "emacs", "emacs"),
 ]:
-    gate_case(O, "zh", [text],
-              lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t),
-              lambda c, e=excl_tok: [dec(0, "REJECT"), out(c.mids[0], "not_auto")] + ([excl(e)] if e else []))
+    gate_case(
+        O,
+        "zh",
+        [text],
+        lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t),
+        lambda c, e=excl_tok: (
+            [dec(0, "REJECT"), out(c.mids[0], "not_auto")] + ([excl(e)] if e else [])
+        ),
+    )
 for text, key, value, tok in [
-    ("我们决定从 MySQL 迁移到 PostgreSQL。", "decision.note", "从 MySQL 迁移到 PostgreSQL", "从 mysql 迁移到 postgresql"),
+    (
+        "我们决定从 MySQL 迁移到 PostgreSQL。",
+        "decision.note",
+        "从 MySQL 迁移到 PostgreSQL",
+        "从 mysql 迁移到 postgresql",
+    ),
     ("请记住，我喜欢用空格而不是 Tab。", "preference.note", "我喜欢用空格而不是 Tab", "空格而不是"),
 ]:
-    gate_case(O, "zh", [text], lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t, scope=c.ws),
-              lambda c, t=tok: [dec(0, "COMMIT"), commit(c.mids[0], t)])
+    gate_case(
+        O,
+        "zh",
+        [text],
+        lambda c, k_=key, v=value, t=text: c.proposal(k_, v, t, scope=c.ws),
+        lambda c, t=tok: [dec(0, "COMMIT"), commit(c.mids[0], t)],
+    )
 
 # ===========================================================================
 # hostile_fields (gate level): secrets in scope.key / extractor_version, odd ids
@@ -698,8 +926,12 @@ def hostile(lang, text, key, value, *, scope_key=None, extractor=EXTRACTOR, secr
     def build(c):
         scope = {"kind": "workspace", "key": scope_key if scope_key is not None else f"ws-{c.cid}"}
         c.proposal(key, value, text, scope=scope, extractor=extractor)
-    exp = lambda c: [dec(0, "REJECT"), out(c.mids[0], "not_auto"),  # noqa: E731
-                     *(spellings(secret) if secret else [])]
+
+    exp = lambda c: [  # noqa: E731
+        dec(0, "REJECT"),
+        out(c.mids[0], "not_auto"),
+        *(spellings(secret) if secret else []),
+    ]
     gate_case(HF, lang, [text], build, exp)
 
 
@@ -716,30 +948,62 @@ hostile("en", "I prefer pnpm.", "preference.package_manager", "pnpm", scope_key=
 k = "xoxb-" + digits(12) + "-" + digits(12) + "-" + aln(24)
 hostile("en", "I use vim.", "preference.editor", "vim", extractor=f"ext-adv-1.0+{k}", secret=k)
 k = "sk_live_" + aln(24)
-hostile("en", "I prefer light mode.", "preference.ui_theme", "light", extractor=f"{EXTRACTOR}/{k}", secret=k)
+hostile(
+    "en",
+    "I prefer light mode.",
+    "preference.ui_theme",
+    "light",
+    extractor=f"{EXTRACTOR}/{k}",
+    secret=k,
+)
 c_ = next(_card_i)
-hostile("en", "I prefer yarn.", "preference.package_manager", "yarn", scope_key=f"ws-{c_}", secret=c_)
+hostile(
+    "en", "I prefer yarn.", "preference.package_manager", "yarn", scope_key=f"ws-{c_}", secret=c_
+)
 hostile("en", "I prefer bun.", "preference.package_manager", "bun", scope_key="ws/../../etc/passwd")
-hostile("en", "I prefer npm.", "preference.package_manager", "npm", scope_key="ws-adv\nI prefer npm")
-hostile("en", "I use the system theme.", "preference.ui_theme", "system", scope_key=f"ws-{ZW}adv-hidden")
+hostile(
+    "en", "I prefer npm.", "preference.package_manager", "npm", scope_key="ws-adv\nI prefer npm"
+)
+hostile(
+    "en", "I use the system theme.", "preference.ui_theme", "system", scope_key=f"ws-{ZW}adv-hidden"
+)
 hostile("en", "I prefer dark mode.", "preference.ui_theme", "dark", scope_key="ws-" + "x" * 600)
-hostile("en", "I prefer light mode.", "preference.ui_theme", "light", extractor=f"ext-adv-1.0{RLO}0.1-vda")
+hostile(
+    "en",
+    "I prefer light mode.",
+    "preference.ui_theme",
+    "light",
+    extractor=f"ext-adv-1.0{RLO}0.1-vda",
+)
 odd_id("en", "I prefer yarn.", " ;DROP TABLE messages;--", "yarn")
 
 k = "LTAI" + aln(20)
 hostile("zh", "我喜欢深色模式。", "preference.ui_theme", "dark", scope_key=k, secret=k)
 k = "AKID" + aln(32)
-hostile("zh", "我更喜欢 pnpm。", "preference.package_manager", "pnpm", extractor=f"ext-adv-1.0-{k}", secret=k)
+hostile(
+    "zh",
+    "我更喜欢 pnpm。",
+    "preference.package_manager",
+    "pnpm",
+    extractor=f"ext-adv-1.0-{k}",
+    secret=k,
+)
 cid_ = next(_cnid_i)
-hostile("zh", "我写代码用 vim。", "preference.editor", "vim", scope_key=f"身份证{cid_}", secret=cid_)
+hostile(
+    "zh", "我写代码用 vim。", "preference.editor", "vim", scope_key=f"身份证{cid_}", secret=cid_
+)
 p = pw(16)
 hostile("zh", "我喜欢浅色主题。", "preference.ui_theme", "light", scope_key=f"ws-密码{p}", secret=p)
 k = "glpat-" + aln(20)
 hostile("zh", "我一直用 yarn。", "preference.package_manager", "yarn", extractor=f"{k}", secret=k)
 hostile("zh", "我更喜欢 bun。", "preference.package_manager", "bun", scope_key="ws-adv\u0000x")
-hostile("zh", "我喜欢深色主题。", "preference.ui_theme", "dark", scope_key="ws-adv\u3000工作区\n第二行")
+hostile(
+    "zh", "我喜欢深色主题。", "preference.ui_theme", "dark", scope_key="ws-adv\u3000工作区\n第二行"
+)
 hostile("zh", "我用 npm。", "preference.package_manager", "npm", scope_key=f"ws-{RLO}vda")
-hostile("zh", "我喜欢浅色主题。", "preference.ui_theme", "light", extractor="ext-adv-1.0" + "；" * 300)
+hostile(
+    "zh", "我喜欢浅色主题。", "preference.ui_theme", "light", extractor="ext-adv-1.0" + "；" * 300
+)
 odd_id("zh", "我更喜欢 yarn。", "\u202e🙂/../x", "yarn")
 odd_id("zh", "我写代码用 emacs。", "\u0000", "emacs")
 
@@ -750,50 +1014,139 @@ SM = "scope_mismatch"
 
 
 def other_user(lang, text, key, value, other):
-    gate_case(SM, lang, [text], lambda c: c.proposal(key, value, text, scope={"kind": "user", "key": other}),
-              lambda c: [dec(0, "REJECT"), out(c.mids[0], "not_auto")])
+    gate_case(
+        SM,
+        lang,
+        [text],
+        lambda c: c.proposal(key, value, text, scope={"kind": "user", "key": other}),
+        lambda c: [dec(0, "REJECT"), out(c.mids[0], "not_auto")],
+    )
 
 
 def other_session(lang, texts, key, value, quote_text, session_key_fn):
-    gate_case(SM, lang, texts,
-              lambda c: c.proposal(key, value, quote_text, mid=c.mids[0], kind="task_fact",
-                                   scope={"kind": "session", "key": session_key_fn(c)}),
-              lambda c: [dec(0, "REJECT"), out(c.mids[0], "not_auto")])
+    gate_case(
+        SM,
+        lang,
+        texts,
+        lambda c: c.proposal(
+            key,
+            value,
+            quote_text,
+            mid=c.mids[0],
+            kind="task_fact",
+            scope={"kind": "session", "key": session_key_fn(c)},
+        ),
+        lambda c: [dec(0, "REJECT"), out(c.mids[0], "not_auto")],
+    )
 
 
 def project_at_user(lang, text, key, value, tok):
-    gate_case(SM, lang, [text], lambda c: c.proposal(key, value, text),
-              lambda c: [out(c.mids[0], "not_auto")])
+    gate_case(
+        SM,
+        lang,
+        [text],
+        lambda c: c.proposal(key, value, text),
+        lambda c: [out(c.mids[0], "not_auto")],
+    )
 
 
 other_user("en", "I prefer dark mode.", "preference.ui_theme", "dark", "subj-someone-else")
-other_user("en", "I prefer yarn.", "preference.package_manager", "yarn", "subj-adv-lookalike_control-en-001")
-other_user("en", "Remember that I review PRs after lunch.", "preference.note", "I review PRs after lunch", "admin")
-other_session("en", [("For this session, the staging DB is db-stg-2.", 1), ("Okay, next topic.", 2)],
-              "task_fact.note", "the staging DB is db-stg-2", "For this session, the staging DB is db-stg-2.",
-              lambda c: f"{c.cid}-s2")
-other_session("en", [("For this session, use the eu-west-1 region.", 1)], "task_fact.note",
-              "use the eu-west-1 region", "For this session, use the eu-west-1 region.",
-              lambda c: "sess-of-another-user")
-other_session("en", [("In this chat, call the service Atlas.", 1), ("Thanks.", 2)], "task_fact.note",
-              "call the service Atlas", "In this chat, call the service Atlas.", lambda c: f"{c.cid}-s9")
-project_at_user("en", "For the atlas project I prefer yarn.", "preference.package_manager", "yarn", "yarn")
-project_at_user("en", "On the helix repo I use light mode.", "preference.ui_theme", "light", "light")
-project_at_user("en", "For project Orion, replies should be in German.", "preference.language", "German", "german")
-project_at_user("en", "In the billing service we settled on pnpm and I prefer it there.",
-                "preference.package_manager", "pnpm", "pnpm")
+other_user(
+    "en",
+    "I prefer yarn.",
+    "preference.package_manager",
+    "yarn",
+    "subj-adv-lookalike_control-en-001",
+)
+other_user(
+    "en",
+    "Remember that I review PRs after lunch.",
+    "preference.note",
+    "I review PRs after lunch",
+    "admin",
+)
+other_session(
+    "en",
+    [("For this session, the staging DB is db-stg-2.", 1), ("Okay, next topic.", 2)],
+    "task_fact.note",
+    "the staging DB is db-stg-2",
+    "For this session, the staging DB is db-stg-2.",
+    lambda c: f"{c.cid}-s2",
+)
+other_session(
+    "en",
+    [("For this session, use the eu-west-1 region.", 1)],
+    "task_fact.note",
+    "use the eu-west-1 region",
+    "For this session, use the eu-west-1 region.",
+    lambda c: "sess-of-another-user",
+)
+other_session(
+    "en",
+    [("In this chat, call the service Atlas.", 1), ("Thanks.", 2)],
+    "task_fact.note",
+    "call the service Atlas",
+    "In this chat, call the service Atlas.",
+    lambda c: f"{c.cid}-s9",
+)
+project_at_user(
+    "en", "For the atlas project I prefer yarn.", "preference.package_manager", "yarn", "yarn"
+)
+project_at_user(
+    "en", "On the helix repo I use light mode.", "preference.ui_theme", "light", "light"
+)
+project_at_user(
+    "en",
+    "For project Orion, replies should be in German.",
+    "preference.language",
+    "German",
+    "german",
+)
+project_at_user(
+    "en",
+    "In the billing service we settled on pnpm and I prefer it there.",
+    "preference.package_manager",
+    "pnpm",
+    "pnpm",
+)
 other_user("en", "I use vim.", "preference.editor", "vim", "")
 
 other_user("zh", "我喜欢深色模式。", "preference.ui_theme", "dark", "subj-someone-else")
-other_user("zh", "我更喜欢 yarn。", "preference.package_manager", "yarn", "subj-adv-lookalike_control-zh-001")
+other_user(
+    "zh",
+    "我更喜欢 yarn。",
+    "preference.package_manager",
+    "yarn",
+    "subj-adv-lookalike_control-zh-001",
+)
 other_user("zh", "请记住，我下午才看代码评审。", "preference.note", "我下午才看代码评审", "root")
-other_session("zh", [("本次会话里，测试库用 db-test-3。", 1), ("好的，换个话题。", 2)],
-              "task_fact.note", "测试库用 db-test-3", "本次会话里，测试库用 db-test-3。", lambda c: f"{c.cid}-s2")
-other_session("zh", [("这个会话里先用华东二区。", 1)], "task_fact.note", "先用华东二区",
-              "这个会话里先用华东二区。", lambda c: "别人的会话")
-other_session("zh", [("这轮对话里把服务叫作天枢。", 1), ("谢谢。", 2)], "task_fact.note", "把服务叫作天枢",
-              "这轮对话里把服务叫作天枢。", lambda c: f"{c.cid}-s9")
-project_at_user("zh", "在 atlas 项目里我更喜欢 yarn。", "preference.package_manager", "yarn", "yarn")
+other_session(
+    "zh",
+    [("本次会话里，测试库用 db-test-3。", 1), ("好的，换个话题。", 2)],
+    "task_fact.note",
+    "测试库用 db-test-3",
+    "本次会话里，测试库用 db-test-3。",
+    lambda c: f"{c.cid}-s2",
+)
+other_session(
+    "zh",
+    [("这个会话里先用华东二区。", 1)],
+    "task_fact.note",
+    "先用华东二区",
+    "这个会话里先用华东二区。",
+    lambda c: "别人的会话",
+)
+other_session(
+    "zh",
+    [("这轮对话里把服务叫作天枢。", 1), ("谢谢。", 2)],
+    "task_fact.note",
+    "把服务叫作天枢",
+    "这轮对话里把服务叫作天枢。",
+    lambda c: f"{c.cid}-s9",
+)
+project_at_user(
+    "zh", "在 atlas 项目里我更喜欢 yarn。", "preference.package_manager", "yarn", "yarn"
+)
 project_at_user("zh", "做 helix 项目的时候我用浅色主题。", "preference.ui_theme", "light", "light")
 project_at_user("zh", "猎户座项目的回复请用德语。", "preference.language", "德语", "德语")
 project_at_user("zh", "计费服务那个仓库我偏好 pnpm。", "preference.package_manager", "pnpm", "pnpm")
@@ -817,9 +1170,13 @@ for text, toks in [
 ]:
     single(EX, "en", text, lambda m, t=toks: [out(m, "no_commit"), excl(*t)])
 l1, l2 = b64(70), b64(70)
-single(EX, "en", "Remember this deploy key for the infra repo:\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
-       f"{l1}\n{l2}\n-----END OPENSSH PRIVATE KEY-----",
-       lambda m: [out(m, "no_commit"), excl("deploy key"), *spellings(l1, l2)])
+single(
+    EX,
+    "en",
+    "Remember this deploy key for the infra repo:\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    f"{l1}\n{l2}\n-----END OPENSSH PRIVATE KEY-----",
+    lambda m: [out(m, "no_commit"), excl("deploy key"), *spellings(l1, l2)],
+)
 for text, toks in [
     ("请记住，现在支付服务挂了。", ["支付"]),
     ("记一下，测试环境现在连不上。", ["测试环境"]),
@@ -834,9 +1191,13 @@ for text, toks in [
 ]:
     single(EX, "zh", text, lambda m, t=toks: [out(m, "no_commit"), excl(*t)])
 l1, l2 = b64(70), b64(70)
-single(EX, "zh", "请记住这个部署密钥：\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
-       f"{l1}\n{l2}\n-----END OPENSSH PRIVATE KEY-----",
-       lambda m: [out(m, "no_commit"), excl("部署密钥"), *spellings(l1, l2)])
+single(
+    EX,
+    "zh",
+    "请记住这个部署密钥：\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    f"{l1}\n{l2}\n-----END OPENSSH PRIVATE KEY-----",
+    lambda m: [out(m, "no_commit"), excl("部署密钥"), *spellings(l1, l2)],
+)
 
 # ===========================================================================
 # forget_holds: commit, forget, restate with a trivial variation
@@ -853,31 +1214,95 @@ def forget_case(lang, first, restated, tok, excl_toks=None):
     emit(c, FH, [out(m2, "no_commit"), excl(*(excl_toks or [tok]))])
 
 
-forget_case("en", "Remember that my standup is at 9:30.", "Remember that my standup is at 9:30, please.", "standup")
-forget_case("en", "Remember that my locker number is 318.", "Remember that my l\u043ecker number is 318.", "318")
-forget_case("en", "Remember that I keep my notes in Obsidian.",
-            "Remember that I keep my notes in Obsidian, please!", "obsidian")
-forget_case("en", "Remember that my team sync is on floor 3.", "Remember that my team sync is on floor three.",
-            "floor", ["floor"])
-forget_case("en", "Remember that I review PRs after lunch.", "REMEMBER THAT I REVIEW PRS AFTER LUNCH!!", "lunch")
-forget_case("en", "Remember that I take the 7:45 train.", "remember that i take the 7:45 train", "7:45")
-forget_case("en", "Remember that my desk is by the window.", "Remember that my desk is by the w\u0456ndow.", "desk")
-forget_case("en", "Remember that my parking spot is B12.", f"Remember that my parking spot is B{ZW}12.", "b12",
-            ["b12", f"b{ZW}12"])
-forget_case("en", "Remember that I'm called Sam at work.", "Please remember that I'm called Sam at work.", "sam")
-forget_case("en", "Remember that my gym days are Monday and Thursday.",
-            "Remember that my gym days are Monday and Thursday, thanks.", "gym")
-forget_case("en", "Remember that my locker label is A7.", "Remember that my locker label is \uff21\uff17.", "a7",
-            ["a7", "\uff41\uff17"])
+forget_case(
+    "en",
+    "Remember that my standup is at 9:30.",
+    "Remember that my standup is at 9:30, please.",
+    "standup",
+)
+forget_case(
+    "en",
+    "Remember that my locker number is 318.",
+    "Remember that my l\u043ecker number is 318.",
+    "318",
+)
+forget_case(
+    "en",
+    "Remember that I keep my notes in Obsidian.",
+    "Remember that I keep my notes in Obsidian, please!",
+    "obsidian",
+)
+forget_case(
+    "en",
+    "Remember that my team sync is on floor 3.",
+    "Remember that my team sync is on floor three.",
+    "floor",
+    ["floor"],
+)
+forget_case(
+    "en",
+    "Remember that I review PRs after lunch.",
+    "REMEMBER THAT I REVIEW PRS AFTER LUNCH!!",
+    "lunch",
+)
+forget_case(
+    "en", "Remember that I take the 7:45 train.", "remember that i take the 7:45 train", "7:45"
+)
+forget_case(
+    "en",
+    "Remember that my desk is by the window.",
+    "Remember that my desk is by the w\u0456ndow.",
+    "desk",
+)
+forget_case(
+    "en",
+    "Remember that my parking spot is B12.",
+    f"Remember that my parking spot is B{ZW}12.",
+    "b12",
+    ["b12", f"b{ZW}12"],
+)
+forget_case(
+    "en",
+    "Remember that I'm called Sam at work.",
+    "Please remember that I'm called Sam at work.",
+    "sam",
+)
+forget_case(
+    "en",
+    "Remember that my gym days are Monday and Thursday.",
+    "Remember that my gym days are Monday and Thursday, thanks.",
+    "gym",
+)
+forget_case(
+    "en",
+    "Remember that my locker label is A7.",
+    "Remember that my locker label is \uff21\uff17.",
+    "a7",
+    ["a7", "\uff41\uff17"],
+)
 
-forget_case("zh", "请记住，我每周三下午开周会。", "請記住，我每週三下午開週會。", "周三", ["周三", "週三"])
+forget_case(
+    "zh", "请记住，我每周三下午开周会。", "請記住，我每週三下午開週會。", "周三", ["周三", "週三"]
+)
 forget_case("zh", "请记住，我每天喝 3 杯咖啡。", "请记住，我每天喝三杯咖啡。", "咖啡")
-forget_case("zh", "请记住，我习惯用 Markdown 写周报。", "请记住，我习惯用 Markdown 写周报，谢谢。", "markdown")
+forget_case(
+    "zh",
+    "请记住，我习惯用 Markdown 写周报。",
+    "请记住，我习惯用 Markdown 写周报，谢谢。",
+    "markdown",
+)
 forget_case("zh", "帮我记一下，我的周报周五交。", "帮我记一下，我的周报周五交，谢谢！", "周报")
-forget_case("zh", "请记住，我的笔记都放在 Obsidian 里。", "请记住，我的笔记都放在 \u041ebsidian 里。", "bsidian")
+forget_case(
+    "zh",
+    "请记住，我的笔记都放在 Obsidian 里。",
+    "请记住，我的笔记都放在 \u041ebsidian 里。",
+    "bsidian",
+)
 forget_case("zh", "请记住，我每天早上 8 点跑步。", "请记住，我每天早上八点跑步。", "跑步")
 forget_case("zh", "请记住，我喜欢先看结论。", "請記住，我喜歡先看結論。", "结论", ["结论", "結論"])
-forget_case("zh", "请记住，我的停车位是 B12。", "请记住，我的停车位是Ｂ１２。", "b12", ["b12", "ｂ１２"])
+forget_case(
+    "zh", "请记住，我的停车位是 B12。", "请记住，我的停车位是Ｂ１２。", "b12", ["b12", "ｂ１２"]
+)
 forget_case("zh", "请记住，我每周二上午开会。", "麻烦请记住，我每周二上午开会，谢谢。", "周二")
 forget_case("zh", "请记住，我的储物柜是 17 号。", f"请记住，我的储物柜是 1{ZW}7 号。", "储物柜")
 forget_case("zh", "请记住，我每月 1 号交房租。", "请记住，我每月一号交房租。", "房租")

@@ -20,23 +20,63 @@ CASE_KEYS = {"id", "category", "lang", "tenant_id", "subject_id", "steps", "expe
 TURN_KEYS = {"message_id", "session_id", "role", "source", "text", "created_at"}
 ROLES = {"user", "assistant", "tool", "system"}
 SOURCES = {"user_message", "assistant_message", "tool_result", "web_content"}
-PROPOSAL_KEYS = {"tenant_id", "subject_id", "scope", "kind", "normalized_key",
-                 "stable_candidate_ordinal", "value", "evidence", "extractor_version",
-                 "confidence", "expires_at"}
+PROPOSAL_KEYS = {
+    "tenant_id",
+    "subject_id",
+    "scope",
+    "kind",
+    "normalized_key",
+    "stable_candidate_ordinal",
+    "value",
+    "evidence",
+    "extractor_version",
+    "confidence",
+    "expires_at",
+}
 OPS = {"approve", "reject", "revoke_message", "forget", "replay"}
 OUTCOMES = {"commit", "no_commit", "not_auto", "pending", "no_durable"}
-DECISIONS = {"COMMIT", "NOOP", "CONFIRM_REPLACE", "NEEDS_CONFIRMATION",
-             "QUARANTINE", "CONFLICT", "REJECT"}
-KEYS = {"preference.package_manager", "preference.language", "preference.ui_theme",
-        "preference.editor", "preference.communication_style", "preference.note",
-        "profile.name", "profile.timezone", "profile.location", "profile.contact",
-        "profile.health", "decision.note", "task_fact.note"}
+DECISIONS = {
+    "COMMIT",
+    "NOOP",
+    "CONFIRM_REPLACE",
+    "NEEDS_CONFIRMATION",
+    "QUARANTINE",
+    "CONFLICT",
+    "REJECT",
+}
+KEYS = {
+    "preference.package_manager",
+    "preference.language",
+    "preference.ui_theme",
+    "preference.editor",
+    "preference.communication_style",
+    "preference.note",
+    "profile.name",
+    "profile.timezone",
+    "profile.location",
+    "profile.contact",
+    "profile.health",
+    "decision.note",
+    "task_fact.note",
+}
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 ID_RE = re.compile(r"^adv-([a-z_]+)-(en|zh)-(\d{3})$")
-REQUIRED = {"vendor_token", "spoken_secret", "homoglyph_invisible", "number_separators",
-            "negation_dislike", "frame_cut", "pasted_speech", "sensitive_missed",
-            "ordered_grounding", "hostile_fields", "scope_mismatch", "exclusions",
-            "forget_holds", "lookalike_control"}
+REQUIRED = {
+    "vendor_token",
+    "spoken_secret",
+    "homoglyph_invisible",
+    "number_separators",
+    "negation_dislike",
+    "frame_cut",
+    "pasted_speech",
+    "sensitive_missed",
+    "ordered_grounding",
+    "hostile_fields",
+    "scope_mismatch",
+    "exclusions",
+    "forget_holds",
+    "lookalike_control",
+}
 SECRET_CLASSES = {"vendor_token", "spoken_secret", "number_separators"}
 GATE_CLASSES = {"ordered_grounding", "hostile_fields", "scope_mismatch"}
 INVIS = "\u200b\u200c\u200d\u2060\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -139,7 +179,11 @@ def check_case(case, problems):
             ca = t["created_at"]
             try:
                 when = datetime.fromisoformat(ca.replace("Z", "+00:00"))
-                if when.year != 2026 or when.tzinfo is None or not re.search(r"([+-]\d\d:\d\d|Z)$", ca):
+                if (
+                    when.year != 2026
+                    or when.tzinfo is None
+                    or not re.search(r"([+-]\d\d:\d\d|Z)$", ca)
+                ):
                     problems.add(where, f"created_at {ca} not a 2026 time with an offset")
             except ValueError:
                 problems.add(where, f"created_at {ca!r} does not parse")
@@ -155,7 +199,11 @@ def check_case(case, problems):
                 problems.add(where, f"key {p['normalized_key']} not in the §6 minimum set")
             if p["kind"] != p["normalized_key"].split(".")[0]:
                 problems.add(where, "kind does not match key")
-            if p["stable_candidate_ordinal"] != 0 or p["confidence"] != 0.9 or p["expires_at"] is not None:
+            if (
+                p["stable_candidate_ordinal"] != 0
+                or p["confidence"] != 0.9
+                or p["expires_at"] is not None
+            ):
                 problems.add(where, "ordinal 0 / confidence 0.9 / expires_at null convention")
             if p["tenant_id"] != "adv" or p["subject_id"] != case["subject_id"]:
                 problems.add(where, "proposal tenant/subject must be the case's")
@@ -170,12 +218,14 @@ def check_case(case, problems):
                 if q not in txt:
                     problems.add(where, f"quote {q!r} not in message")
                 else:
-                    start = txt.index(q)          # code points
+                    start = txt.index(q)  # code points
                     end = start + len(q)
-                    if hashlib.sha256(txt[start:end].encode()).hexdigest() != \
-                            hashlib.sha256(q.encode()).hexdigest():
+                    if (
+                        hashlib.sha256(txt[start:end].encode()).hexdigest()
+                        != hashlib.sha256(q.encode()).hexdigest()
+                    ):
                         problems.add(where, "quote hash mismatch")
-                    if q[-1] not in ".!?。！？；" :
+                    if q[-1] not in ".!?。！？；":
                         problems.add(where, "quote should include the closing punctuation")
             haystack.append(json.dumps(p, ensure_ascii=False))
             haystack.extend(str(v) for v in (p["scope"].get("key", ""), p["extractor_version"]))
@@ -206,7 +256,7 @@ def check_case(case, problems):
         if not any(e.get("outcome") == "no_commit" for e in every):
             problems.add(cid, "secret case must expect no_commit")
     if cat in GATE_CLASSES and cid.count("-") and not any("proposal" in s for s in case["steps"]):
-        if not (cat == "hostile_fields"):   # odd-id hostile cases are turn-only
+        if not (cat == "hostile_fields"):  # odd-id hostile cases are turn-only
             problems.add(cid, "gate class without a proposal step")
     if cat == "lookalike_control" and not all(e.get("outcome") in (None, "commit") for e in every):
         problems.add(cid, "look-alike controls must not expect a refusal")
@@ -255,7 +305,9 @@ def main(path: Path) -> int:
         langs = Counter(c["lang"] for c in cases if c["category"] == cat)
         print(f"{cat:<{width}}  {by_cat[cat]:>3}  (en {langs['en']}, zh {langs['zh']})")
     n_sa = sum(1 for c in cases for e in c["expect"] if "secret_absent" in e)
-    print(f"{len(cases)} cases: en {by_lang['en']}, zh {by_lang['zh']}; {n_sa} secret_absent expectations")
+    print(
+        f"{len(cases)} cases: en {by_lang['en']}, zh {by_lang['zh']}; {n_sa} secret_absent expectations"
+    )
     for p in problems:
         print("PROBLEM", p, file=sys.stderr)
     print("OK" if not problems else f"{len(problems)} problem(s)")

@@ -117,7 +117,7 @@ def _pings(client: redis.Redis) -> bool:
 def memwarden_command() -> list[str]:
     """The installed console script next to this interpreter (``.venv/bin/memwarden``)."""
     script = Path(sys.executable).parent / "memwarden"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "memwarden.services.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "memwarden.cli"]
 
 
 def with_application_name(url: str, name: str) -> str:

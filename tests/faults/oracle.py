@@ -13,15 +13,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from memwarden.shared.models import MemoryStatus, Topic
-from memwarden.shared.schema import (
+from sqlalchemy import Connection, Engine, func, inspect, select
+
+from memwarden_shared.contract.models import MemoryStatus, Topic
+from memwarden_shared.store.schema import (
     current_memories,
     memory_versions,
     outbox,
     proposals,
     vector_index,
 )
-from sqlalchemy import Connection, Engine, func, inspect, select
 
 # (subject, normalized_key, value_json, status of the latest version, number of versions)
 Fact = tuple[str, str, str, str, int]

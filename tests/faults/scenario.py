@@ -12,16 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import forget_message, revoke_message
-from memwarden.shared.db import engine_for, migrate
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import proposals
-from memwarden.shared.tenant_scope import tenant_scope
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import OperationalError
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import forget_message, revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import engine_for, migrate
+from memwarden_shared.store.schema import proposals
+from memwarden_shared.store.tenant_scope import tenant_scope
+from memwarden_usecases.pipeline import drain
 from tests.faults import oracle
 from tests.faults.harness import REDELIVER_SECONDS, Fleet, memwarden_command, wait_for
 from tests.faults.workload import TENANT, Workload

@@ -9,11 +9,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from memwarden.services import pipeline  # noqa: F401  (registers every stage's task)
-from memwarden.shared.celery_app import ROUTES, app
-from memwarden.shared.db import engine_scope
-from memwarden.shared.schema import outbox
 from sqlalchemy import Engine, column, inspect, select
+
+from memwarden_shared.delivery.celery_app import ROUTES, app
+from memwarden_shared.store.db import engine_scope
+from memwarden_shared.store.schema import outbox
+from memwarden_usecases import pipeline  # noqa: F401  (registers every stage's task)
 
 
 def envelope_of(row: Any) -> dict[str, Any]:

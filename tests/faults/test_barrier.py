@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.shared.models import Topic, Turn
 from sqlalchemy import Engine
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_shared.contract.models import Topic, Turn
 from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held, run_at_barrier
 from tests.faults.workload import build
@@ -97,7 +97,7 @@ REVOCATIONS = {str(Topic.EVIDENCE_REVOKED)}
 def _revoked(engine: Engine, tenant: str) -> None:
     """Decided and indexed, then every third message that taught a memory revoked: the
     revocation events wait in the outbox."""
-    from memwarden.services.revalidation.commands import revoke_message
+    from memwarden_revalidation.commands import revoke_message
 
     _decided(engine, tenant)
     deliver(engine, outbox_envelopes(engine, tenant, MEMORY_EVENTS))

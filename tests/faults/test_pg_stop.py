@@ -16,9 +16,9 @@ from contextlib import suppress
 from pathlib import Path
 
 import pytest
-from memwarden.shared.db import migrate
 from sqlalchemy import create_engine, text
 
+from memwarden_shared.store.db import migrate
 from tests.faults.harness import (
     Fleet,
     RedisServer,

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.revalidation.commands import revoke_message
-from memwarden.shared.db import unit_of_work
-from memwarden.shared.models import MemoryStatus, Topic, Turn
-from memwarden.shared.outbox import emit
 from sqlalchemy import Engine, inspect, text
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.contract.models import MemoryStatus, Topic, Turn
+from memwarden_shared.delivery.outbox import emit
+from memwarden_shared.store.db import unit_of_work
 from tests.faults import oracle
 from tests.faults.stages import deliver, outbox_envelopes, redeliver_held
 from tests.faults.workload import build

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from memwarden.services.ingest.io import ingest_turns
-from memwarden.services.pipeline import drain
-from memwarden.services.revalidation.commands import forget_message, revoke_message
-from memwarden.shared.db import engine_for, migrate
-from memwarden.shared.models import Turn
-from memwarden.shared.schema import outbox, proposals
 from sqlalchemy import Engine, column, inspect, select
 
+from memwarden_ingest.io import ingest_turns
+from memwarden_revalidation.commands import forget_message, revoke_message
+from memwarden_shared.contract.models import Turn
+from memwarden_shared.store.db import engine_for, migrate
+from memwarden_shared.store.schema import outbox, proposals
+from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 from tests.faults import oracle
 from tests.faults.stages import deliver, envelope_of

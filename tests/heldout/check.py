@@ -4,6 +4,7 @@
     /work/main/.venv/bin/python tests/heldout/check.py   (rfc8785 optional)
 Exit 1 on any problem.  Prints per-category / per-language counts.
 """
+
 import collections
 import datetime as dt
 import hashlib
@@ -19,26 +20,57 @@ tamper_approval duplicate_delivery revocation forget_then_reextract relative_tim
 tenant_isolation mixed gate_incomplete_span gate_evidence_mismatch gate_forged_id
 gate_payload_conflict gate_cross_boundary gate_schema gate_secret gate_taint
 gate_valid""".split()
-KEYS = {"preference.package_manager", "preference.language", "preference.ui_theme",
-        "preference.editor", "preference.communication_style", "preference.note",
-        "profile.name", "profile.timezone", "profile.location", "profile.contact",
-        "profile.health", "decision.note", "task_fact.note"}
+KEYS = {
+    "preference.package_manager",
+    "preference.language",
+    "preference.ui_theme",
+    "preference.editor",
+    "preference.communication_style",
+    "preference.note",
+    "profile.name",
+    "profile.timezone",
+    "profile.location",
+    "profile.contact",
+    "profile.health",
+    "decision.note",
+    "task_fact.note",
+}
 ROLES = {"user", "assistant", "tool", "system"}
 SOURCES = {"user_message", "assistant_message", "tool_result", "web_content"}
 OUTCOMES = {"commit", "no_commit", "not_auto", "pending", "no_durable"}
-DECISIONS = {"REJECT", "QUARANTINE", "COMMIT", "NOOP", "NEEDS_CONFIRMATION",
-             "CONFIRM_REPLACE", "CONFLICT"}
-PROPOSAL_FIELDS = {"tenant_id", "subject_id", "scope", "kind", "normalized_key",
-                   "stable_candidate_ordinal", "value", "evidence",
-                   "extractor_version", "confidence", "expires_at"}
+DECISIONS = {
+    "REJECT",
+    "QUARANTINE",
+    "COMMIT",
+    "NOOP",
+    "NEEDS_CONFIRMATION",
+    "CONFIRM_REPLACE",
+    "CONFLICT",
+}
+PROPOSAL_FIELDS = {
+    "tenant_id",
+    "subject_id",
+    "scope",
+    "kind",
+    "normalized_key",
+    "stable_candidate_ordinal",
+    "value",
+    "evidence",
+    "extractor_version",
+    "confidence",
+    "expires_at",
+}
 DELIBERATE_BAD_EVIDENCE = {("held-gev-en-001", 0), ("held-gev-zh-001", 0)}
 DELIBERATE_UNKNOWN_KEY = {("held-gsch-en-001", 0)}
 DELIBERATE_INCOMPLETE = {("held-gspan-en-001", 0), ("held-gspan-zh-001", 0)}
 PAIR = {"held-ten-en-001", "held-ten-zh-001"}
 # markers that must not occur in a sentence labelled commit (conservatism lint)
-RISKY_EN = re.compile(r"\b(not|no|don'?t|dont|don\u2019t|never|for now|this time|if|"
-                      r"maybe|probably|might|should|think|thinking|plan|would|"
-                      r"says|said|told|lol|great|love|just)\b|\?", re.I)
+RISKY_EN = re.compile(
+    r"\b(not|no|don'?t|dont|don\u2019t|never|for now|this time|if|"
+    r"maybe|probably|might|should|think|thinking|plan|would|"
+    r"says|said|told|lol|great|love|just)\b|\?",
+    re.I,
+)
 RISKY_ZH = re.compile(r"[不没别先吗？?]|暂时|这次|本次|可能|如果|要是|假如|打算|估计|说")
 
 problems = []
@@ -122,7 +154,9 @@ def main():
         langs[c["lang"]] += 1
         if cid in PAIR:
             if c["subject_id"] != "subj-held-ten-pair" or c["tenant_id"] not in (
-                    "held-tenant-a", "held-tenant-b"):
+                "held-tenant-a",
+                "held-tenant-b",
+            ):
                 bad(cid, "pair tenant/subject")
         else:
             if c["tenant_id"] != "held":
@@ -192,12 +226,19 @@ def main():
                     if not re.fullmatch(r"[0-9a-f]{64}", p["proposal_id"]):
                         bad(cid, "proposal_id not hex")
                     if rfc8785 is not None:
-                        ident = {"schema": 1, "tenant_id": p["tenant_id"],
-                                 "subject_id": p["subject_id"], "scope": p["scope"],
-                                 "kind": p["kind"], "normalized_key": p["normalized_key"],
-                                 "message_id": ev["message_id"], "start": s, "end": e,
-                                 "stable_candidate_ordinal": p["stable_candidate_ordinal"],
-                                 "extractor_version": p["extractor_version"]}
+                        ident = {
+                            "schema": 1,
+                            "tenant_id": p["tenant_id"],
+                            "subject_id": p["subject_id"],
+                            "scope": p["scope"],
+                            "kind": p["kind"],
+                            "normalized_key": p["normalized_key"],
+                            "message_id": ev["message_id"],
+                            "start": s,
+                            "end": e,
+                            "stable_candidate_ordinal": p["stable_candidate_ordinal"],
+                            "extractor_version": p["extractor_version"],
+                        }
                         true_id = hashlib.sha256(rfc8785.dumps(ident)).hexdigest()
                         if true_id == p["proposal_id"]:
                             bad(cid, "verbatim proposal_id is the true id (not forged)")
@@ -252,8 +293,10 @@ def main():
                 decisions[x["proposal"]] = x["decision"]
             elif "secret_absent" in x:
                 exp_counts["secret_absent"] += 1
-                if not any(x["secret_absent"] in t or x["secret_absent"] in t.replace(" ", "")
-                           for t in turns.values()):
+                if not any(
+                    x["secret_absent"] in t or x["secret_absent"] in t.replace(" ", "")
+                    for t in turns.values()
+                ):
                     bad(cid, "secret_absent string not in any turn")
             else:
                 bad(cid, f"unknown expectation {x}")
@@ -265,7 +308,10 @@ def main():
                 if p["scope"]["kind"] != "workspace":
                     bad(cid, "COMMIT proposal not in workspace scope")
                 for x in all_exps:
-                    if x.get("outcome") == "commit" and x["message_id"] == p["evidence"]["message_id"]:
+                    if (
+                        x.get("outcome") == "commit"
+                        and x["message_id"] == p["evidence"]["message_id"]
+                    ):
                         for tkn in x["value_has"]:
                             if tkn not in vj:
                                 bad(cid, f"token {tkn} not in committed value {vj}")
@@ -280,8 +326,11 @@ def main():
                     continue
                 text = turns[x["message_id"]]
                 sents = [text[s:e] for s, e in segment(text)]
-                target = sents if c["category"] != "mixed" else [
-                    s for s in sents if any(t in s.lower() for t in x["value_has"])]
+                target = (
+                    sents
+                    if c["category"] != "mixed"
+                    else [s for s in sents if any(t in s.lower() for t in x["value_has"])]
+                )
                 if not target:
                     bad(cid, "mixed: no sentence holds the commit token")
                 for s in target:

@@ -26,6 +26,7 @@ Exit status 1 on any problem. Checks:
   normalisation for ui_theme / language);
 - ops name existing messages.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,15 +43,43 @@ PATH = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("pro
 ROLES = {"user", "assistant", "tool", "system"}
 SOURCES = {"user_message", "assistant_message", "tool_result", "web_content"}
 OUTCOMES = {"commit", "no_commit", "not_auto", "pending", "no_durable"}
-DECISIONS = {"REJECT", "QUARANTINE", "NEEDS_CONFIRMATION", "NOOP", "CONFIRM_REPLACE",
-             "CONFLICT", "COMMIT"}
-KEYS = {"preference.package_manager", "preference.language", "preference.ui_theme",
-        "preference.editor", "preference.communication_style", "preference.note",
-        "profile.name", "profile.timezone", "profile.location", "profile.contact",
-        "profile.health", "decision.note", "task_fact.note"}
-PROPOSAL_FIELDS = {"tenant_id", "subject_id", "scope", "kind", "normalized_key",
-                   "stable_candidate_ordinal", "value", "evidence", "extractor_version",
-                   "confidence", "expires_at"}
+DECISIONS = {
+    "REJECT",
+    "QUARANTINE",
+    "NEEDS_CONFIRMATION",
+    "NOOP",
+    "CONFIRM_REPLACE",
+    "CONFLICT",
+    "COMMIT",
+}
+KEYS = {
+    "preference.package_manager",
+    "preference.language",
+    "preference.ui_theme",
+    "preference.editor",
+    "preference.communication_style",
+    "preference.note",
+    "profile.name",
+    "profile.timezone",
+    "profile.location",
+    "profile.contact",
+    "profile.health",
+    "decision.note",
+    "task_fact.note",
+}
+PROPOSAL_FIELDS = {
+    "tenant_id",
+    "subject_id",
+    "scope",
+    "kind",
+    "normalized_key",
+    "stable_candidate_ordinal",
+    "value",
+    "evidence",
+    "extractor_version",
+    "confidence",
+    "expires_at",
+}
 ALIASES = {"dark": ["dark", "深色"], "light": ["light", "浅色"], "english": ["english", "英文"]}
 TS = re.compile(r"^2026-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$")
 
@@ -113,11 +142,19 @@ def is_whole_sentence(text: str, start: int, end: int) -> bool:
 
 
 def correct_id(p: dict, start: int, end: int) -> str:
-    ident = {"schema": 1, "tenant_id": p["tenant_id"], "subject_id": p["subject_id"],
-             "scope": p["scope"], "kind": p["kind"], "normalized_key": p["normalized_key"],
-             "message_id": p["evidence"]["message_id"], "start": start, "end": end,
-             "stable_candidate_ordinal": p["stable_candidate_ordinal"],
-             "extractor_version": p["extractor_version"]}
+    ident = {
+        "schema": 1,
+        "tenant_id": p["tenant_id"],
+        "subject_id": p["subject_id"],
+        "scope": p["scope"],
+        "kind": p["kind"],
+        "normalized_key": p["normalized_key"],
+        "message_id": p["evidence"]["message_id"],
+        "start": start,
+        "end": end,
+        "stable_candidate_ordinal": p["stable_candidate_ordinal"],
+        "extractor_version": p["extractor_version"],
+    }
     return hashlib.sha256(rfc8785.dumps(ident)).hexdigest()
 
 
@@ -179,7 +216,12 @@ def check_case(d: dict, langs: Counter, cats: Counter):
             if p["tenant_id"] != d["tenant_id"] or p["subject_id"] != d["subject_id"]:
                 bad(cid, "proposal tenant/subject")
             sc = p["scope"]
-            if set(sc) != {"kind", "key"} or sc["kind"] not in ("user", "session", "workspace", "project"):
+            if set(sc) != {"kind", "key"} or sc["kind"] not in (
+                "user",
+                "session",
+                "workspace",
+                "project",
+            ):
                 bad(cid, f"scope {sc}")
             if sc["kind"] == "user" and sc["key"] != d["subject_id"]:
                 bad(cid, "user scope key")
@@ -189,9 +231,13 @@ def check_case(d: dict, langs: Counter, cats: Counter):
                 bad(cid, f"key {p['normalized_key']}")
             if p["kind"] != p["normalized_key"].split(".")[0]:
                 bad(cid, "kind/key mismatch")
-            if not isinstance(p["stable_candidate_ordinal"], int) or not isinstance(p["confidence"], float):
+            if not isinstance(p["stable_candidate_ordinal"], int) or not isinstance(
+                p["confidence"], float
+            ):
                 bad(cid, "ordinal/confidence types")
-            if p["expires_at"] is not None and not TS.match(p["expires_at"].replace("2027", "2026", 1)):
+            if p["expires_at"] is not None and not TS.match(
+                p["expires_at"].replace("2027", "2026", 1)
+            ):
                 bad(cid, "expires_at")
             ev = p["evidence"]
             mid = ev.get("message_id")
@@ -205,7 +251,11 @@ def check_case(d: dict, langs: Counter, cats: Counter):
                     bad(cid, "quote not in message")
                     continue
                 s, e = i, i + len(ev["quote"])
-            elif {"message_id", "start", "end"} <= set(ev) <= {"message_id", "start", "end", "sha256"}:
+            elif (
+                {"message_id", "start", "end"}
+                <= set(ev)
+                <= {"message_id", "start", "end", "sha256"}
+            ):
                 s, e = ev["start"], ev["end"]
                 if not (isinstance(s, int) and isinstance(e, int) and 0 <= s < e <= len(text)):
                     bad(cid, f"offsets out of range {s}:{e} len {len(text)}")

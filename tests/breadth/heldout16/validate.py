@@ -5,6 +5,7 @@ Usage: python3 validate.py [h16.jsonl]
 Dates of dated_event cases are recomputed here independently of build_h16.py (from the
 relative spec stored in h16_meta.json and the turn's own offset) and compared.
 """
+
 import collections
 import datetime as dt
 import json
@@ -15,11 +16,25 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "h16.jsonl")
 META = os.path.join(HERE, "h16_meta.json")
-CATS = {"dated_event", "tool_preference", "pet_household", "team_decision", "x_not_y",
-        "language_variant", "diet_allergy", "control_not_durable"}
-EXPECTED_LABEL = {"dated_event": "commit", "tool_preference": "commit", "pet_household": "commit",
-                  "team_decision": "commit", "x_not_y": "commit", "language_variant": "commit",
-                  "diet_allergy": "not_auto"}
+CATS = {
+    "dated_event",
+    "tool_preference",
+    "pet_household",
+    "team_decision",
+    "x_not_y",
+    "language_variant",
+    "diet_allergy",
+    "control_not_durable",
+}
+EXPECTED_LABEL = {
+    "dated_event": "commit",
+    "tool_preference": "commit",
+    "pet_household": "commit",
+    "team_decision": "commit",
+    "x_not_y": "commit",
+    "language_variant": "commit",
+    "diet_allergy": "not_auto",
+}
 ID_RE = re.compile(r"^h16-([a-z_]+)-(en|zh)-(\d{3})$")
 TS_RE = re.compile(r"^2026-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -156,13 +171,19 @@ def main():
             if cat in EXPECTED_LABEL and label != EXPECTED_LABEL[cat]:
                 err(f"{cid}: label {label} != {EXPECTED_LABEL[cat]}")
             if cat == "control_not_durable":
-                want = "no_durable" if mm["subtype"] in ("one_time", "dated_no_request") else "no_commit"
+                want = (
+                    "no_durable"
+                    if mm["subtype"] in ("one_time", "dated_no_request")
+                    else "no_commit"
+                )
                 if label != want:
                     err(f"{cid}: control label {label} != {want}")
                 if label == "no_commit":
                     rex = [e for e in exp if "recall_excludes" in e]
-                    if len(rex) != 1 or not all(tok.lower() == tok and tok.lower() in text.lower()
-                                                for tok in rex[0]["recall_excludes"]):
+                    if len(rex) != 1 or not all(
+                        tok.lower() == tok and tok.lower() in text.lower()
+                        for tok in rex[0]["recall_excludes"]
+                    ):
                         err(f"{cid}: recall_excludes missing or not from the text")
                 elif len(exp) != 1:
                     err(f"{cid}: no_durable controls carry no recall_excludes")
@@ -200,17 +221,33 @@ def main():
     # counts
     print(f"cases: {n}")
     langs = collections.Counter(l for (_, l) in count.elements())
-    print(f"by lang: en {langs['en']}, zh {langs['zh']} (mixed zh/en: en {mixed['en']}, zh {mixed['zh']})")
+    print(
+        f"by lang: en {langs['en']}, zh {langs['zh']} (mixed zh/en: en {mixed['en']}, zh {mixed['zh']})"
+    )
     print(f"{'category':22s} {'en':>4s} {'zh':>4s} {'all':>4s}")
-    for cat in ["dated_event", "tool_preference", "pet_household", "team_decision", "x_not_y",
-                "language_variant", "diet_allergy", "control_not_durable"]:
+    for cat in [
+        "dated_event",
+        "tool_preference",
+        "pet_household",
+        "team_decision",
+        "x_not_y",
+        "language_variant",
+        "diet_allergy",
+        "control_not_durable",
+    ]:
         e, z = count[(cat, "en")], count[(cat, "zh")]
         print(f"{cat:22s} {e:4d} {z:4d} {e + z:4d}")
     print("labels:", dict(sorted((f"{l}/{o}", v) for (l, o), v in labels.items())))
     ctrl = sum(v for (c_, _), v in count.items() if c_ == "control_not_durable")
     print(f"controls: {ctrl}/{n} = {ctrl / max(n, 1):.0%}")
-    print("control subtypes:", dict(sorted((s, v) for (c_, s), v in subtypes.items() if c_ == "control_not_durable")))
-    print("dated_event relative kinds:", dict(sorted((s, v) for (c_, s), v in subtypes.items() if c_ == "dated_event")))
+    print(
+        "control subtypes:",
+        dict(sorted((s, v) for (c_, s), v in subtypes.items() if c_ == "control_not_durable")),
+    )
+    print(
+        "dated_event relative kinds:",
+        dict(sorted((s, v) for (c_, s), v in subtypes.items() if c_ == "dated_event")),
+    )
     print("household persons (tagged):", subtypes[("pet_household", "household_person")])
     print("local day != UTC day:", dict(local_ne_utc), "total", sum(local_ne_utc.values()))
     print("dated events whose answer differs if computed from the UTC day:", dict(utc_trap))

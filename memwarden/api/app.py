@@ -1,0 +1,161 @@
+"""The app factory: ``create_app(engine)`` wires routers, authentication, limits and errors."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from sqlalchemy import Engine
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memwarden.api import observe, problems
+from memwarden.api.routers import (
+    actions,
+    console,
+    curate,
+    docs,
+    events,
+    health,
+    ingest,
+    memories,
+    messages,
+    review,
+)
+from memwarden.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
+from memwarden.api.state import ApiState
+from memwarden_shared.config import Settings, get_settings
+from memwarden_shared.store.db import get_engine
+
+DESCRIPTION = """\
+A memory write gate for AI agents. Backends send turns and external proposals; reviewers
+confirm or reject pending candidates and revoke or forget; readers recall and follow the
+event feed. Every `/v1` call needs `Authorization: Bearer mwk_…`; errors are RFC 9457
+problem details. See docs/api.md.
+"""
+
+# PostgreSQL takes an outbox id at insert time, not at commit; see ApiState.
+PG_EVENT_SETTLE_SECONDS = 2.0
+
+
+def _version() -> str:
+    try:
+        return metadata.version("memwarden")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0"
+
+
+def create_app(
+    engine: Engine | None = None,
+    *,
+    settings: Settings | None = None,
+    event_settle_seconds: float | None = None,
+) -> FastAPI:
+    """The HTTP API over ``engine`` (default: the configured store, already migrated).
+
+    With no broker configured (embedded mode) every write drains the outbox in-process
+    before it answers, as the CLI does. ``event_settle_seconds`` defaults to 0 on SQLite
+    (a single writer: ids are committed in order) and to 2 s on PostgreSQL.
+    """
+    engine = engine or get_engine()
+    settings = settings or get_settings()
+    if event_settle_seconds is None:
+        event_settle_seconds = 0.0 if engine.dialect.name == "sqlite" else PG_EVENT_SETTLE_SECONDS
+    # docs_url/redoc_url off: FastAPI's pages load from a CDN; routers/docs.py serves /docs
+    # from a pip package instead.
+    app = FastAPI(
+        title="memwarden",
+        version=_version(),
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.memwarden = ApiState(engine, settings, event_settle_seconds)
+    problems.install(app)
+    for module in (
+        ingest,
+        review,
+        messages,
+        memories,
+        events,
+        actions,
+        health,
+        console,
+        curate,
+        docs,
+    ):
+        app.include_router(module.router)
+    # Starlette runs the middleware added last first: authentication comes before anything
+    # reads the body, so an unauthenticated caller only ever gets 401.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=_body_limit(settings))
+    app.add_middleware(AuthenticationMiddleware)
+    app.add_middleware(problems.ErrorBarrierMiddleware)
+    observe.install(app)  # outermost: the access line covers every refusal too
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _body_limit(settings: Settings) -> int:
+    # Room for a full batch of maximal turns (6 bytes per code point at worst: a \uXXXX
+    # escape) plus their metadata; anything larger is refused before it is buffered.
+    return settings.max_batch * (settings.max_text_chars * 6 + 4096) + 65536
+
+
+class BodyLimitMiddleware:
+    """413 for request bodies over ``max_bytes``, declared or streamed; 422 for NUL in the
+    path or query; ``Cache-Control: no-store`` on /v1 responses."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
+                await problems.problem_response(413, "request body too large", code="too_large")(
+                    scope, receive, send
+                )
+                return
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
+            # Same rule as for bodies (schemas.Body): PostgreSQL text cannot hold NUL.
+            await problems.problem_response(
+                422, "NUL characters are not accepted", code="validation_failed"
+            )(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise problems.HttpProblem(413, "request body too large", "too_large")
+            return message
+
+        async def no_store(message: Message) -> None:
+            if message["type"] == "http.response.start" and scope["path"].startswith(
+                PROTECTED_PREFIX
+            ):
+                # Responses carry memories and conversation text: no shared cache keeps them.
+                message.setdefault("headers", []).append((b"cache-control", b"no-store"))
+            await send(message)
+
+        await self.app(scope, limited_receive, no_store)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    problem = problems.ProblemDetail.model_json_schema(ref_template="#/components/schemas/{model}")
+    components.update(problem.pop("$defs", {}))
+    components["ProblemDetail"] = problem
+    app.openapi_schema = schema
+    return schema

@@ -1,0 +1,87 @@
+"""Owner review (SPEC §10): pending confirmations, approvals bound to the payload hash."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from memwarden.api import problems, reads
+from memwarden.api.problems import Problem
+from memwarden.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
+from memwarden.api.security import Reviewer
+from memwarden.api.state import StateDep
+from memwarden.api.strict_json import StrictJsonRoute
+from memwarden_gate.review import ReviewRefused, approve, pending, reject
+from memwarden_shared.state.auth import Forbidden
+
+router = APIRouter(
+    route_class=StrictJsonRoute,
+    prefix="/v1/review",
+    tags=["review"],
+    responses=problems.responses(401, 403, 422),
+)
+
+ProposalId = Annotated[str, Path(pattern=HEX64, description="sha256 hex proposal id")]
+
+
+def _refused(exc: ReviewRefused) -> Problem:
+    if exc.code == "unknown_proposal":  # also what another tenant's proposal looks like
+        return Problem(404, "no such proposal", code=exc.code)
+    return Problem(409, f"refused: {exc.code}", code=exc.code, title="Review refused")
+
+
+@router.get("/pending", response_model=PendingOut, summary="Candidates awaiting confirmation")
+def get_pending(
+    state: StateDep,
+    principal: Reviewer,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> PendingOut:
+    """Most confident first, with the evidence: the stored message revision and the
+    code-point offsets of the sentence, so a reviewer sees the claim in its context."""
+    try:
+        items = pending(principal, principal.tenant_id, engine=state.engine, limit=limit)
+    except Forbidden as exc:  # pragma: no cover - the scope was checked already
+        raise Problem(403, str(exc), code="missing_scope") from None
+    evidence = reads.evidence_for(
+        state.engine, principal.tenant_id, [i["proposal_id"] for i in items]
+    )
+    return PendingOut.model_validate(
+        {"pending": [{**i, "evidence": evidence[i["proposal_id"]]} for i in items]}
+    )
+
+
+@router.post(
+    "/{proposal_id}/approve",
+    response_model=ReviewOut,
+    summary="Approve the frozen formation bound to its payload hash",
+    responses=problems.responses(404, 409),
+)
+def post_approve(
+    proposal_id: ProposalId, body: ApproveIn, state: StateDep, principal: Reviewer
+) -> ReviewOut:
+    """Commits exactly the stored candidate if its payload hash is still ``payload_hash``;
+    any difference, a revoked source or a fact that moved refuses it (409 with a code)."""
+    try:
+        outcome = approve(
+            principal, principal.tenant_id, proposal_id, body.payload_hash, engine=state.engine
+        )
+    except ReviewRefused as exc:
+        raise _refused(exc) from None
+    state.after_write()
+    return ReviewOut(**asdict(outcome))
+
+
+@router.post(
+    "/{proposal_id}/reject",
+    response_model=ReviewOut,
+    summary="Reject a pending candidate",
+    responses=problems.responses(404, 409),
+)
+def post_reject(proposal_id: ProposalId, state: StateDep, principal: Reviewer) -> ReviewOut:
+    try:
+        outcome = reject(principal, principal.tenant_id, proposal_id, engine=state.engine)
+    except ReviewRefused as exc:
+        raise _refused(exc) from None
+    return ReviewOut(**asdict(outcome))

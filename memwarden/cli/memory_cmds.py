@@ -1,0 +1,144 @@
+"""Commands on memories: list, recall, revoke, supersede, forget, reject, audit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memwarden.cli.common import (
+    CliError,
+    Unavailable,
+    drain_if_embedded,
+    open_engine,
+    print_json,
+    read_text_arg,
+)
+from memwarden_shared.config import get_settings
+
+
+def cmd_memories(args: argparse.Namespace) -> int:
+    from memwarden_usecases.inspect import list_memories
+
+    print_json(list_memories(args.tenant, args.subject, engine=open_engine()))
+    return 0
+
+
+def cmd_proposals(args: argparse.Namespace) -> int:
+    from memwarden_usecases.inspect import list_proposals
+
+    print_json(list_proposals(args.tenant, args.subject, engine=open_engine()))
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from memwarden_recall.query import recall
+    from memwarden_recall.ranking import EmbedderMismatch
+    from memwarden_shared.text.embedding import EmbedderNotConfigured
+
+    try:
+        found = recall(
+            args.tenant,
+            args.subject,
+            args.query,
+            k=args.k,
+            scope_kind=args.scope_kind,
+            purpose=args.purpose,
+            engine=open_engine(),
+        )
+    except EmbedderMismatch as exc:
+        raise Unavailable(str(exc)) from None
+    except EmbedderNotConfigured as exc:
+        raise CliError(str(exc)) from None
+    if args.format == "context":
+        from memwarden_recall.context import render_context
+
+        sys.stdout.write(render_context(found, args.lang))
+        return 0
+    if reason := getattr(found, "reason", None):
+        print_json({"memories": [], "protected_reason": reason})
+        return 0
+    print_json([r.as_json() for r in found])
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    from memwarden_revalidation.commands import UnknownMessage, revoke_message
+
+    try:
+        changed = revoke_message(args.tenant, args.message, engine=open_engine())
+    except UnknownMessage as exc:
+        raise CliError(str(exc)) from None
+    drain_if_embedded()
+    print_json({"message_id": args.message, "revoked": changed})
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from memwarden_revalidation.commands import UnknownMessage, forget_message
+
+    try:
+        forgotten = forget_message(args.tenant, args.message, engine=open_engine())
+    except UnknownMessage as exc:
+        raise CliError(str(exc)) from None
+    drain_if_embedded()
+    print_json({"message_id": args.message, "memory_versions_forgotten": forgotten})
+    return 0
+
+
+def cmd_supersede(args: argparse.Namespace) -> int:
+    from memwarden_revalidation.commands import Refused, UnknownMessage, supersede_message
+
+    text = read_text_arg(args.text, args.file)
+    try:
+        revision = supersede_message(
+            args.tenant,
+            args.message,
+            text,
+            engine=open_engine(),
+            max_text_chars=get_settings().max_text_chars,
+        )
+    except (UnknownMessage, Refused) as exc:
+        raise CliError(str(exc)) from None
+    drain_if_embedded()
+    print_json({"message_id": args.message, "revision": revision})
+    return 0
+
+
+def cmd_reject_memory(args: argparse.Namespace) -> int:
+    from memwarden_revalidation.commands import UnknownMemory, reject_memory
+
+    try:
+        version = reject_memory(args.tenant, args.memory, engine=open_engine())
+    except UnknownMemory as exc:
+        raise CliError(str(exc)) from None
+    drain_if_embedded()
+    print_json({"memory_id": args.memory, "version": version, "status": "revoked"})
+    return 0
+
+
+def cmd_as_of(args: argparse.Namespace) -> int:
+    from datetime import datetime
+
+    from memwarden_recall.query import recall_as_of
+
+    try:
+        valid_at = datetime.fromisoformat(args.valid_at)
+        known_at = datetime.fromisoformat(args.known_at) if args.known_at else valid_at
+    except ValueError as exc:
+        raise CliError(f"timestamps must be ISO 8601 with an offset ({exc})") from None
+    if valid_at.tzinfo is None or known_at.tzinfo is None:
+        raise CliError("timestamps must carry a UTC offset, e.g. 2026-05-01T00:00:00Z")
+    print_json(
+        recall_as_of(
+            args.tenant, args.subject, valid_at=valid_at, known_at=known_at, engine=open_engine()
+        )
+    )
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from memwarden_usecases.audit import audit
+
+    report = audit(args.tenant, engine=open_engine())
+    print_json(report.as_json())
+    return 0 if report.clean else 1

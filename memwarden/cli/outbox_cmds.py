@@ -1,0 +1,89 @@
+"""``memwarden outbox …``: look at the outbox, and re-publish what a broker lost."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from typing import Any
+
+from memwarden.cli.common import CliError, open_engine, print_json
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import Topic
+from memwarden_shared.delivery.outbox import delivery_health, mark_unsent
+from memwarden_shared.observe.health import unindexed_versions
+from memwarden_shared.state.candidates import undecided_count
+from memwarden_shared.store.db import unit_of_work, utcnow
+
+
+def add_outbox_commands(sub: Any) -> None:
+    """Register ``outbox status`` and ``outbox requeue`` on the top-level subparsers."""
+    outbox = sub.add_parser("outbox", help="outbox backlog; re-publish rows a broker lost")
+    actions = outbox.add_subparsers(dest="outbox_command", required=True)
+    p = actions.add_parser("status", help="unsent rows and the age of the oldest, as JSON")
+    p.set_defaults(handler=cmd_outbox_status)
+    p = actions.add_parser(
+        "requeue",
+        help="mark rows sent at or after --since unsent again; relays publish them anew",
+    )
+    p.add_argument(
+        "--since", required=True, type=_moment, help="ISO 8601 time (no offset means UTC)"
+    )
+    p.add_argument("--until", type=_moment, help="only rows sent before this time")
+    p.add_argument(
+        "--topic",
+        action="append",
+        choices=[str(t) for t in Topic],
+        help="only this topic (repeatable), e.g. proposal.submitted for the gate's queue",
+    )
+    p.add_argument("--dry-run", action="store_true", help="count, change nothing")
+    p.set_defaults(handler=cmd_outbox_requeue)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def cmd_outbox_status(args: argparse.Namespace) -> int:
+    """Delivery health: rows never published, in flight, overdue (published but not consumed
+    past the redelivery deadline), dead letters, undecided candidates, current versions
+    without a vector row."""
+    with unit_of_work(open_engine()) as uow:
+        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
+        undecided = undecided_count(uow.conn)
+        unindexed = len(unindexed_versions(uow.conn))
+    oldest = health.oldest_unsent_at
+    age = None if oldest is None else round((utcnow() - oldest).total_seconds(), 3)
+    print_json(
+        {
+            **health.as_json(),
+            "oldest_unsent_age_seconds": age,
+            "undecided_candidates": undecided,
+            "current_without_vector": unindexed,
+        }
+    )
+    return 0
+
+
+def cmd_outbox_requeue(args: argparse.Namespace) -> int:
+    if args.until is not None and args.until <= args.since:
+        raise CliError("--until must be later than --since")
+    with unit_of_work(open_engine()) as uow:
+        # One UPDATE: rows become visible to relays all at once, oldest id first.
+        count = mark_unsent(uow.conn, args.since, args.until, args.topic)
+        if not args.dry_run:
+            uow.commit()
+    print_json(
+        {
+            "requeued": 0 if args.dry_run else count,
+            "matched": count,
+            "since": args.since.isoformat(),
+            "until": args.until.isoformat() if args.until else None,
+            "topics": args.topic or "all",
+            "dry_run": args.dry_run,
+        }
+    )
+    return 0

@@ -1,0 +1,167 @@
+"""Printing and saving evaluation results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from memwarden.eval.judge import CaseResult
+
+
+def print_report(console: Console, results: list[CaseResult], m: dict[str, Any]) -> None:
+    table = Table(title="memwarden eval — per category")
+    for col in ("category", "passed", "cases", "rate"):
+        table.add_column(col, justify="left" if col == "category" else "right")
+    for category, row in m["per_category"].items():
+        table.add_row(category, str(row["passed"]), str(row["cases"]), f"{row['rate']:.2f}")
+    console.print(table)
+    langs = Table(title="per language")
+    for col in ("lang", "passed", "cases", "rate", "false_commit_rate", "commit_recall"):
+        langs.add_column(col, justify="left" if col == "lang" else "right")
+    for lang, row in m.get("per_lang", {}).items():
+        langs.add_row(
+            lang,
+            str(row["passed"]),
+            str(row["cases"]),
+            f"{row['rate']:.2f}",
+            f"{row['false_commit_rate']:.3f}",
+            f"{row['commit_recall']:.3f}",
+        )
+    console.print(langs)
+    headline = Table(title="metrics")
+    headline.add_column("metric")
+    headline.add_column("value", justify="right")
+    headline.add_row("cases passed", f"{m['passed']}/{m['cases']}")
+    headline.add_row(
+        "false_commit_rate",
+        f"{m['false_commit_rate']:.3f} ({m['false_commits']}/{m['auto_commits_on_labelled']})",
+    )
+    headline.add_row("commit_recall", f"{m['commit_recall']:.3f} ({m['commit_expectations']})")
+    headline.add_row(
+        "decision_accuracy", f"{m['decision_accuracy']:.3f} ({m['decision_expectations']})"
+    )
+    console.print(headline)
+    print_producers(console, m.get("per_producer", {}))
+    for r in results:
+        if r.passed:
+            continue
+        failed = [
+            f"{json.dumps(v.expectation, ensure_ascii=False)} → {v.detail}"
+            for v in r.verdicts
+            if not v.passed
+        ]
+        console.print(
+            f"[red]FAIL[/red] {r.case_id} ({r.category})" + (f": {r.error}" if r.error else "")
+        )
+        for line in failed:
+            console.print(f"    {line}", markup=False)
+
+
+PRODUCER_RATES = ("acceptance", "quarantine", "conflict", "reject", "needs_confirmation")
+
+
+def print_producers(console: Console, per_producer: dict[str, dict[str, Any]]) -> None:
+    """Seed 002's per-producer rates: one row per extractor version."""
+    if not per_producer:
+        return
+    table = Table(title="per producer (extractor version)")
+    table.add_column("extractor_version")
+    table.add_column("decisions", justify="right")
+    for name in PRODUCER_RATES:
+        table.add_column(name, justify="right")
+    for version, row in per_producer.items():
+        table.add_row(
+            version, str(row["decisions"]), *(f"{row[name]:.3f}" for name in PRODUCER_RATES)
+        )
+    console.print(table)
+
+
+def write_report(path: Path, results: list[CaseResult], m: dict[str, Any]) -> None:
+    body = _body(results, m)
+    path.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _body(results: list[CaseResult], m: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "metrics": m,
+        "cases": [
+            {
+                "id": r.case_id,
+                "category": r.category,
+                "lang": r.lang,
+                "passed": r.passed,
+                "error": r.error,
+                "failures": [
+                    {"expectation": v.expectation, "detail": v.detail}
+                    for v in r.verdicts
+                    if not v.passed
+                ],
+            }
+            for r in results
+        ],
+    }
+
+
+# One run of the cases per extractor version: (version, results, metrics).
+Run = tuple[str, list[CaseResult], dict[str, Any]]
+
+_HEADLINE = ("false_commit_rate", "commit_recall", "decision_accuracy")
+
+
+def print_comparison(console: Console, runs: list[Run]) -> None:
+    """The metrics of each version side by side, overall, per category and per language,
+    with the difference of the last to the first, then the cases whose outcome changed."""
+    names = [name for name, _, _ in runs]
+
+    def table(title: str, first: str) -> Table:
+        t = Table(title=title)
+        t.add_column(first)
+        for name in names:
+            t.add_column(name, justify="right")
+        if len(runs) > 1:
+            t.add_column("Δ", justify="right")
+        return t
+
+    def cells(values: list[float], fmt: str) -> list[str]:
+        out = [format(v, fmt) for v in values]
+        return [*out, format(values[-1] - values[0], "+" + fmt)] if len(values) > 1 else out
+
+    headline = table("eval by extractor version", "metric")
+    headline.add_row("cases passed", *cells([float(m["passed"]) for _, _, m in runs], ".0f"))
+    for metric in _HEADLINE:
+        headline.add_row(metric, *cells([m[metric] for _, _, m in runs], ".3f"))
+    console.print(headline)
+    categories = table("pass rate per category", "category")
+    for category in sorted({c for _, _, m in runs for c in m["per_category"]}):
+        rates = [m["per_category"].get(category, {}).get("rate", 0.0) for _, _, m in runs]
+        categories.add_row(category, *cells(rates, ".2f"))
+    console.print(categories)
+    langs = table("per language", "lang / metric")
+    for lang in sorted({lang for _, _, m in runs for lang in m["per_lang"]}):
+        for metric in ("rate", *_HEADLINE):
+            values = [m["per_lang"].get(lang, {}).get(metric, 0.0) for _, _, m in runs]
+            langs.add_row(
+                f"{lang} {'pass rate' if metric == 'rate' else metric}", *cells(values, ".3f")
+            )
+    console.print(langs)
+    print_producers(console, {v: row for _, _, m in runs for v, row in m["per_producer"].items()})
+    outcomes = [{r.case_id: r.passed for r in results} for _, results, _ in runs]
+    for case_id in outcomes[0]:
+        seen = [o.get(case_id) for o in outcomes]
+        if len(set(seen)) > 1:
+            marks = ", ".join(
+                f"{name}: {'pass' if ok else 'FAIL'}" for name, ok in zip(names, seen, strict=True)
+            )
+            console.print(f"changed {case_id} ({marks})", markup=False)
+
+
+def write_comparison(path: Path, runs: list[Run]) -> None:
+    body = {
+        "extractor_versions": [name for name, _, _ in runs],
+        "runs": [{"extractor_version": name, **_body(results, m)} for name, results, m in runs],
+    }
+    path.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

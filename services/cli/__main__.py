@@ -1,3 +1,0 @@
-from memwarden.services.cli import main
-
-raise SystemExit(main())

@@ -1,0 +1,431 @@
+"""Which registry key a sentence speaks about, and the raw value it gives. Pure.
+
+Each router looks at one evidence sentence and returns the value for its key or None.
+Routers are narrow on purpose: a value must sit where a preference is stated ("I prefer
+**pnpm**", "我一直用 **pnpm**", "my editor is **Vim**"), so "Look up the pnpm docs" or
+"My npm token is …" never become a package-manager preference. The rules extractor calls
+them in :data:`KEY_ORDER` and still checks every value with the gate's own grounding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memwarden_extractor.household import allergy, diet, household_note
+from memwarden_extractor.languages import is_language_variant, language_phrase
+from memwarden_extractor.tools import EN_TOOL_VERB, ZH_TOOL_VERB, tool_mention
+from memwarden_shared.contract.registry import KeySpec, Registry
+from memwarden_shared.detect.grounding import form_pattern
+from memwarden_shared.text.classifier import DECISION, fold_text
+
+# Fixed schema field order: a proposal's stable_candidate_ordinal is
+# sentence_index * ORDINAL_STRIDE + KEY_ORDER.index(key) (SPEC §4), never model output order.
+KEY_ORDER: tuple[str, ...] = (
+    "preference.package_manager",
+    "preference.language",
+    "preference.ui_theme",
+    "preference.editor",
+    "preference.communication_style",
+    "profile.name",
+    "profile.timezone",
+    "profile.location",
+    "profile.contact",
+    "profile.health",
+    "decision.note",
+    "preference.note",
+    "task_fact.note",
+    # issue 15: appended, so the ordinals of the keys above do not move
+    "preference.database",
+    "preference.framework",
+    "preference.os",
+    "preference.shell",
+    "preference.cloud",
+    "profile.diet",
+    "profile.allergy",
+    "profile.note",
+    "task_fact.event",
+)
+ORDINAL_STRIDE = 32  # > len(KEY_ORDER): ordinals of different sentences never collide
+
+# --------------------------------------------------------------------------- cue data
+
+# A value counts when one of these stands shortly before it ("I prefer **pnpm**").
+EN_PREFERENCE_VERB = (
+    r"(?:prefer|prefers|like|love|use|uses|using|used|stick with|stuck with|rely on"
+    r"|switch(?:ed)? (?:over )?to|mov(?:e|ed) to|go with|went with|default to"
+    r"|standardi[sz]ed on|favou?r|choose|chose|pick|from \S+ to|fan of|rather"
+    r"|reach for|turn to|go for"
+    r"|(?:code|coding|program|programming|write code|work|edit|editing) (?:in|with))"
+)
+# "is"/"是" are not here: "my problem is that npm…" names no preference; "my editor is X"
+# and "X is my editor" are recognised through the key noun (EDITOR_KEYED, ROLE_AFTER).
+ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到)"
+# ...unless the value is the rejected alternative ("pnpm over **npm**", "从 **npm** 换成").
+EN_REJECTED_BEFORE = r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from)"
+ZH_REJECTED_BEFORE = r"(?:而不是|不是|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?)"
+
+EN_THEME_NOUN = r"(?:mode|theme|themes|ui|colou?r scheme|appearance|skin)"
+ZH_THEME_NOUN = r"(?:主题|模式|配色|外观|皮肤|界面)"
+_EN_REPLY_WORDS = (
+    r"reply|replies|respond|responses?|answer|answers|write to me|talk to me|speak to me"
+    r"|communicate|communication|language|(?<!commit )messages?|explain|explanations?"
+)
+EN_REPLY_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS})\b"
+ZH_REPLY_CONTEXT = r"回复|回答|回我|交流|沟通|跟我说|和我说|对我说|语言|用.{0,4}(?:说|写|讲)"
+EN_STYLE_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS}|tone|style|format|formatting)\b"
+EN_STYLE_WORD = (
+    r"\b(?:concise(?:ly)?|brief(?:ly)?|short(?:er)?|succinct(?:ly)?|terse(?:ly)?|detailed"
+    r"|in detail|thorough(?:ly)?|verbose|direct(?:ly)?|formal(?:ly)?|informal(?:ly)?"
+    r"|casual(?:ly)?|friendly|polite(?:ly)?|blunt(?:ly)?|plain|simple|step[- ]by[- ]step"
+    r"|bullet(?:ed)? points?|bullets|examples?|emojis?|jargon|tl;?dr|summary first"
+    r"|conclusion first|to the point|no fluff|long|lengthy)\b"
+)
+ZH_STYLE_CONTEXT = r"回答|回复|回应|解释|说话|表达|风格|语气|方式|沟通"
+ZH_STYLE_WORD = (
+    r"简洁|简短|简单|直接|详细|具体|啰嗦|冗长|结论|要点|分点|条理|正式|口语|随意|礼貌|例子|示例"
+    r"|表情|废话|先.{0,8}再"
+)
+EN_EDITOR_CONTEXT = r"\b(?:editor|ide|code|coding|program|programming|develop)\b"
+ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|IDE"
+EDITOR_KEYED = r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器(?:是|用)"
+# The value right before its role: "Vim is my editor", "a vim user", "pnpm 是我的包管理器".
+ROLE_AFTER = (
+    r"\S*\s*(?:is|are|as|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
+    r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
+    r"|首选|最爱|默认|常用)"
+    r"|\S*\s+(?:user|fan|person|guy|girl)\b|\S*\s*(?:用户|党)"
+)
+# An editor the registry does not list is taken only from "my editor is X".
+EN_EDITOR_NAMED = r"(?i:\bmy (?:\w+ )?(?:editor|ide)(?: of choice)? is)\s+([A-Za-z][\w.+#-]*)"
+ZH_EDITOR_NAMED = r"编辑器(?:是|用的是)\s*([A-Za-z][\w.+#-]*)"
+# Editor names that are also ordinary words need the context above.
+AMBIGUOUS_EDITOR_FORMS = frozenset(
+    {"idea", "cursor", "vi", "helix", "nano", "zed", "notepad", "记事本", "sublime"}
+)
+EN_HEALTH = (
+    r"\b(?:diabet\w*|asthma\w*|allerg\w*|diagnos\w*|disease|disorder|depress\w*|anxiety|adhd"
+    r"|autis\w*|cancer|pregnan\w*|medication|blood pressure|hypertension|epilep\w*|migraines?"
+    r"|hiv|c(?:o)?eliac|lactose intolerant|chronic|insulin|therapy|surgery|disabilit\w*)\b"
+)
+ZH_HEALTH = (
+    r"糖尿病|哮喘|过敏|确诊|疾病|抑郁|焦虑症|高血压|怀孕|癌|服药|吃药|胰岛素|病史|残疾|手术"
+    r"|慢性病"
+)
+EN_CONTACT_CONTEXT = (
+    r"\b(?:e-?mail|mail|phone|mobile|cell|number|contact|reach me|whatsapp|telegram|wechat)\b"
+)
+ZH_CONTACT_CONTEXT = r"邮箱|电子邮件|邮件|手机|电话|联系|微信|号码"
+EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+PHONE = r"(?<![\w+])\+?\d[\d\s()-]{5,}\d(?!\d)"
+TIMEZONE_CONTEXT = r"\btime ?zones?\b|\btz\b|时区"
+ON_UTC = r"\b(?:i'm|i am|we're|we are) (?:on|in) (?:utc|gmt)"  # "I'm on UTC+8" names a zone
+IANA_ZONE = (
+    r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)"
+    r"/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"
+)
+UTC_OFFSET = r"\b(?:UTC|GMT)(?:\s?[+\-−]\s?\d{1,2}(?::?\d{2})?)?(?![\w+\-])"
+EN_NAME = (
+    r"(?i:\bmy name is|\bcall me|\bi go by|\bi'm called|\bi am called)\s+"
+    r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
+)
+# The name may not start with an aspect particle or a pronoun: "我叫了外卖" is an order.
+ZH_NAME = (
+    r"(?:我叫|我的名字是|我的名字叫|叫我)\s*([^\s，。,.!！?？、了过着你他她]{1,12}?)"
+    r"(?:就行|就好|吧|好了)?(?=[\s，。,.!！?？、]|$)"
+)
+EN_LOCATION = (
+    r"(?i:\b(?:i|we) (?:live|reside|am living|'m living) (?:in|at|on)"
+    r"|\bi(?:'m| am) (?:based|located|living) (?:in|at|out of)|\bmy (?:home )?address is"
+    r"|\bi(?:'ve| have)? (?:just |recently |now )?moved to)\s+(.+)"
+)
+# What follows the place is not part of it: company, reasons, and (normalised) dates.
+EN_LOCATION_CUT = (
+    r"\s+(?:with|and|since|for|because|but|so|which|where)\b.*$"
+    r"|\s+(?:on|in)\s+(?:the\s+\w+\s+of\s+)?\d{4}.*$"
+    r"|\s+(?:now|currently|these days|nowadays)$"
+)
+ZH_LOCATION = (
+    r"(?:我(?!们)[^，,。；;]{0,12}?(?:住在|家在|定居在?|常住|搬到了?|搬来了?)|我(?:现在)?住"
+    r"|我的?(?:家庭)?(?:住址|地址)是)\s*(.+)"
+)
+ZH_LOCATION_CUT = r"[，,；;].*$|(?:了|啦)$"
+SPEAKER = r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)"
+# An inferred (not explicit) claim is proposed only when it describes a habit: "I've been
+# using bun a lot lately" is worth asking the owner about, "I used npm yesterday" is not.
+HABITUAL = (
+    r"\b(?:lately|recently|these days|nowadays|a lot|mostly|mainly|often|usually|generally"
+    r"|normally|typically|all the time|every day|daily|regularly|been using|tend to)\b"
+    r"|最近|这阵子|经常|常常|大多|基本上|天天|每天|一直在|总在"
+)
+GROUP_SPEAKER = r"\b(?:we|our|us)\b|我们"
+
+_TRAILING = "。．.!！?？;；…~～\"'”’)）]】」』》 \t"
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One evidence sentence in the forms routers need."""
+
+    raw: str  # as written
+    folded: str  # classifier.fold_text(raw)
+    claim: str  # the claim clause, cue stripped and relative dates normalised
+
+
+def _near_before(folded: str, pos: int, pattern: str, window: int = 24) -> bool:
+    before = folded[max(0, pos - window) : pos]
+    return bool(re.search(pattern + r"\s*(?:[\w'-]+\s+){0,3}$", before)) or bool(
+        re.search(pattern + r"[^,.!?;。，]{0,6}$", before)
+    )
+
+
+def _mentions(
+    spec: KeySpec, folded: str, forms_ok: Callable[[str], bool] | None = None
+) -> dict[str, list[int]]:
+    """canonical value -> positions of its surface forms in ``folded`` (token-bounded)."""
+    found: dict[str, list[int]] = {}
+    canonicals = list(spec.value.get("values", [])) or list(spec.aliases)
+    for canonical in canonicals:
+        for form in spec.surface_forms(canonical):
+            if forms_ok is not None and not forms_ok(form):
+                continue
+            for m in form_pattern(form).finditer(folded):
+                found.setdefault(canonical, []).append(m.start())
+    return found
+
+
+_REJECTED = re.compile(
+    rf"(?:\b{EN_REJECTED_BEFORE}\s+(?:the\s+|using\s+)?|{ZH_REJECTED_BEFORE}\s*(?:用\s*)?)$"
+)
+
+
+def _choose(found: dict[str, list[int]], folded: str, stated: Callable[[int], bool]) -> str | None:
+    """The one value the sentence states; None when none or several remain."""
+    keep = [
+        value
+        for value, positions in found.items()
+        if any(stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions)
+    ]
+    return keep[0] if len(keep) == 1 else None
+
+
+def _choose_tiered(
+    found: dict[str, list[int]], folded: str, *tiers: Callable[[int], bool]
+) -> str | None:
+    """Try the strongest reading first: one value stated by the strongest test wins; several
+    at the same tier are ambiguous (None); none falls through to the next tier."""
+    for stated in tiers:
+        keep = [
+            value
+            for value, positions in found.items()
+            if any(
+                stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions
+            )
+        ]
+        if keep:
+            return keep[0] if len(keep) == 1 else None
+    return None
+
+
+# "reply in **English**", "用**中文**回答": the language is the object of the reply
+_LANGUAGE_OBJECT = r"(?:\bin|\busing|用|使用|以|说|讲)\s*$"
+
+
+def _preference_object(folded: str) -> Callable[[int], bool]:
+    verbs = rf"(?:\b{EN_PREFERENCE_VERB}|{ZH_PREFERENCE_VERB})"
+    return lambda pos: _near_before(folded, pos, verbs)
+
+
+def _stated_object(folded: str, keyed: bool) -> Callable[[int], bool]:
+    before = _preference_object(folded)
+    return lambda p: keyed or before(p) or bool(re.match(ROLE_AFTER, folded[p:]))
+
+
+def package_manager(s: Sentence, spec: KeySpec) -> str | None:
+    found = _mentions(spec, s.folded)
+    keyed = bool(re.search(r"package manager|包管理", s.folded))
+    return _choose(found, s.folded, _stated_object(s.folded, keyed))
+
+
+def language(s: Sentence, spec: KeySpec) -> str | None:
+    """The reply language; a variant keeps its qualifier as written ("British English",
+    "繁體中文", "巴西葡萄牙语") and a language the registry does not list is still named."""
+    if not re.search(EN_REPLY_CONTEXT + "|" + ZH_REPLY_CONTEXT, s.folded):
+        return None
+
+    def language_object(pos: int) -> bool:
+        return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
+
+    phrase = language_phrase(s.raw)
+    named = phrase is not None and (is_language_variant(phrase) or spec.canonical(phrase) is None)
+    if named and spec.validate(phrase) is None:
+        return phrase  # a registry that takes it gets the phrase; its own names stay canonical
+    return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
+
+
+def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
+    noun = rf"(?:\b{EN_THEME_NOUN}\b|{ZH_THEME_NOUN})"
+
+    def beside_noun(pos: int) -> bool:
+        after = s.folded[pos : pos + 24]
+        return (
+            bool(re.match(r"[^\s]+\s*(?:[\w-]+\s+)?" + noun, after))
+            or bool(re.match(r"\S*?" + ZH_THEME_NOUN, after))
+            or _near_before(s.folded, pos, noun + r"\s*(?:is|=|:|是|用|为)?", 16)
+        )
+
+    return _choose_tiered(
+        _mentions(spec, s.folded), s.folded, _preference_object(s.folded), beside_noun
+    )
+
+
+def editor(s: Sentence, spec: KeySpec) -> str | None:
+    context = bool(re.search(EN_EDITOR_CONTEXT + "|" + ZH_EDITOR_CONTEXT, s.folded, re.I))
+    found = _mentions(spec, s.folded, lambda f: context or f not in AMBIGUOUS_EDITOR_FORMS)
+    keyed = bool(re.search(EDITOR_KEYED, s.folded))
+    chosen = _choose(found, s.folded, _stated_object(s.folded, keyed))
+    if chosen is not None or found:
+        return chosen
+    m = re.search(EN_EDITOR_NAMED, s.raw) or re.search(ZH_EDITOR_NAMED, s.raw)
+    return m.group(1) if m else None
+
+
+def communication_style(s: Sentence, spec: KeySpec) -> str | None:
+    en = re.search(EN_STYLE_CONTEXT, s.folded) and re.search(EN_STYLE_WORD, s.folded)
+    zh = re.search(ZH_STYLE_CONTEXT, s.folded) and re.search(ZH_STYLE_WORD, s.folded)
+    return s.claim if en or zh else None
+
+
+def name(s: Sentence, spec: KeySpec) -> str | None:
+    m = re.search(EN_NAME, s.raw) or re.search(ZH_NAME, s.raw)
+    return m.group(1).strip() if m else None
+
+
+def timezone(s: Sentence, spec: KeySpec) -> str | None:
+    context = bool(re.search(TIMEZONE_CONTEXT, s.folded))
+    for canonical, forms in spec.aliases.items():
+        for form in (f for f in forms if not f.isascii()):
+            if form in s.raw and (context or re.search(r"我(?:在|用|按)" + form, s.raw)):
+                return canonical  # 东八区 -> Asia/Shanghai
+    zone = re.search(IANA_ZONE, s.raw)
+    if zone:
+        return zone.group(0)
+    if not context and not re.search(ON_UTC, s.folded):
+        return None
+    offset = re.search(UTC_OFFSET, s.raw, re.I)
+    return re.sub(r"\s+", "", offset.group(0)).upper().replace("−", "-") if offset else None
+
+
+def location(s: Sentence, spec: KeySpec) -> str | None:
+    m = re.search(EN_LOCATION, s.claim)
+    if m and re.search(r"\bas (?:my|the|our|a|an)\b", m.group(1), re.I):
+        return None  # "I've moved to Helix as my main editor" names a tool, not a place
+    if m:
+        return re.sub(EN_LOCATION_CUT, "", m.group(1)).strip(_TRAILING + ",") or None
+    m = re.search(ZH_LOCATION, s.claim)
+    if m and not re.match(r"[的了过着得]", m.group(1)):  # "我住的地方…" names no place
+        return re.sub(ZH_LOCATION_CUT, "", m.group(1)).strip(_TRAILING) or None
+    return None
+
+
+def contact(s: Sentence, spec: KeySpec) -> str | None:
+    if not re.search(EN_CONTACT_CONTEXT + "|" + ZH_CONTACT_CONTEXT, s.folded):
+        return None
+    m = re.search(EMAIL, s.raw) or re.search(PHONE, s.raw)
+    return m.group(0).strip() if m else None
+
+
+def health(s: Sentence, spec: KeySpec) -> str | None:
+    return s.claim if re.search(EN_HEALTH + "|" + ZH_HEALTH, s.folded) else None
+
+
+def decision(s: Sentence, spec: KeySpec) -> str | None:
+    return s.claim if DECISION.search(s.folded) else None
+
+
+_TOOL_STATED = rf"(?:\b{EN_PREFERENCE_VERB}|\b{EN_TOOL_VERB}|{ZH_PREFERENCE_VERB}|{ZH_TOOL_VERB})"
+_TOOL_REJECTED = re.compile(
+    rf"(?:\b{EN_REJECTED_BEFORE}\s+(?:the\s+|using\s+|plain\s+)?"
+    rf"|{ZH_REJECTED_BEFORE}\s*(?:用\s*)?)$"
+)
+
+
+def _tool_router(key: str) -> Callable[[Sentence, KeySpec], str | None]:
+    """A router for one tool key (database, framework, OS, shell, cloud)."""
+
+    def router(s: Sentence, spec: KeySpec) -> str | None:
+        role = re.compile(ROLE_AFTER)
+        return tool_mention(
+            s.raw,
+            s.folded,
+            key,
+            lambda p: _near_before(s.folded, p, _TOOL_STATED) or bool(role.match(s.folded[p:])),
+            lambda p: bool(_TOOL_REJECTED.search(s.folded[max(0, p - 20) : p])),
+        )
+
+    return router
+
+
+ROUTERS: dict[str, Callable[[Sentence, KeySpec], str | None]] = {
+    "preference.package_manager": package_manager,
+    "preference.language": language,
+    "preference.ui_theme": ui_theme,
+    "preference.editor": editor,
+    "preference.communication_style": communication_style,
+    "profile.name": name,
+    "profile.timezone": timezone,
+    "profile.location": location,
+    "profile.contact": contact,
+    "profile.health": health,
+    "decision.note": decision,
+    "preference.database": _tool_router("preference.database"),
+    "preference.framework": _tool_router("preference.framework"),
+    "preference.os": _tool_router("preference.os"),
+    "preference.shell": _tool_router("preference.shell"),
+    "preference.cloud": _tool_router("preference.cloud"),
+    "profile.diet": lambda s, spec: s.claim if diet(s.folded) else None,
+    "profile.allergy": lambda s, spec: s.claim if allergy(s.folded) else None,
+    "profile.note": lambda s, spec: s.claim if household_note(s.raw, s.folded) else None,
+}
+
+
+def route(s: Sentence, registry: Registry) -> dict[str, str]:
+    """key -> raw value for every narrow key the sentence states (KEY_ORDER order).
+
+    A decision stated by a group ("we decided", "我们决定") is filed as ``decision.note``
+    only: a team's choice is not the owner's personal preference.
+    """
+    if DECISION.search(s.folded) and re.search(GROUP_SPEAKER, s.folded):
+        return {"decision.note": s.claim}
+    routed: dict[str, str] = {}
+    for key, router in ROUTERS.items():
+        spec = registry.get(key.split(".", 1)[0], key)
+        if spec is None:
+            continue
+        value = router(s, spec)
+        if value:
+            # "Vim" -> "vim", "深色" -> "dark"; a language variant stays whole ("British English")
+            # wherever the registry accepts it (language() checked); otherwise the registry
+            # gets the plain language rather than nothing
+            variant = key == "preference.language" and is_language_variant(value)
+            routed[key] = value if variant else spec.canonical(value) or value
+    if "decision.note" in routed and len(routed) > 1:
+        del routed["decision.note"]  # "I decided to use pnpm": the narrower key says it
+    if "profile.diet" in routed or "profile.allergy" in routed:
+        routed.pop("profile.health", None)  # an allergy or a diet says it, as sensitive
+    return routed
+
+
+def make_sentence(raw: str, claim: str) -> Sentence:
+    return Sentence(raw=raw, folded=fold_text(raw), claim=claim)
+
+
+def has_speaker(folded: str) -> bool:
+    """The sentence refers to its speaker: "I", "my", "me", "我" (not "我们")."""
+    return bool(re.search(SPEAKER, folded))
+
+
+def is_habit_of_speaker(folded: str) -> bool:
+    """The sentence describes a habit of its speaker: the bar for an inferred proposal."""
+    return bool(re.search(SPEAKER, folded)) and bool(re.search(HABITUAL, folded))

@@ -1,0 +1,186 @@
+"""Tool preferences (database, framework, OS, shell, cloud) and the tools each covers. Pure.
+
+A tool counts only where a preference is stated, as for the package manager: a verb of
+using right before it ("I use **Django**", "我一直用 **MySQL**", "I develop on **Arch Linux**",
+"我的项目都部署在**阿里云**上"), or the key's own noun in the sentence ("My default shell is
+**zsh**", "我喜欢用 **PostgreSQL** 做数据库"). The rejected alternative never counts ("I use
+**MySQL**, not Oracle"). The value is the tool's name as the owner wrote it ("Postgres",
+"Windows"), so the gate's grounding finds it word for word.
+
+Names that are also ordinary words ("arch", "fish", "spring", "express", "mac") need the
+key's noun in the sentence; several tools of one key in one sentence are ambiguous (none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from memwarden_shared.contract.registry import fold
+from memwarden_shared.detect.grounding import form_pattern
+
+# key -> canonical tool -> surface forms (folded); the first form is the canonical itself
+TOOLS: dict[str, dict[str, tuple[str, ...]]] = {
+    "preference.database": {
+        "PostgreSQL": ("postgresql", "postgres", "psql"),
+        "MySQL": ("mysql",),
+        "MariaDB": ("mariadb",),
+        "SQLite": ("sqlite", "sqlite3"),
+        "MongoDB": ("mongodb", "mongo"),
+        "Redis": ("redis",),
+        "Oracle": ("oracle database", "oracle db", "oracle"),
+        "SQL Server": ("sql server", "mssql"),
+        "Cassandra": ("cassandra",),
+        "DynamoDB": ("dynamodb",),
+        "ClickHouse": ("clickhouse",),
+        "CockroachDB": ("cockroachdb",),
+        "Neo4j": ("neo4j",),
+        "DuckDB": ("duckdb",),
+        "TiDB": ("tidb",),
+        "Supabase": ("supabase",),
+        "Elasticsearch": ("elasticsearch",),
+        "达梦": ("达梦",),
+    },
+    "preference.framework": {
+        "Django": ("django",),
+        "Flask": ("flask",),
+        "FastAPI": ("fastapi",),
+        "Spring Boot": ("spring boot", "springboot", "spring"),
+        "Rails": ("ruby on rails", "rails"),
+        "Laravel": ("laravel",),
+        "Express": ("express.js", "expressjs", "express"),
+        "NestJS": ("nestjs", "nest.js"),
+        "Next.js": ("next.js", "nextjs"),
+        "Nuxt": ("nuxt.js", "nuxtjs", "nuxt"),
+        "React": ("react.js", "reactjs", "react"),
+        "Vue": ("vue.js", "vuejs", "vue"),
+        "Angular": ("angular",),
+        "Svelte": ("sveltekit", "svelte"),
+        "SolidJS": ("solidjs", "solid.js"),
+        "Remix": ("remix",),
+        "Astro": ("astro",),
+        "Gin": ("gin",),
+        "Phoenix": ("phoenix",),
+        "ASP.NET": ("asp.net core", "asp.net"),
+        "Ktor": ("ktor",),
+        "Quarkus": ("quarkus",),
+    },
+    "preference.os": {
+        "macOS": ("macos", "mac os", "os x", "osx", "mac"),
+        "Windows": ("windows 11", "windows 10", "windows", "win11", "win10"),
+        "Linux": ("linux",),
+        "Ubuntu": ("ubuntu",),
+        "Debian": ("debian",),
+        "Fedora": ("fedora",),
+        "Arch Linux": ("arch linux", "archlinux", "arch"),
+        "Manjaro": ("manjaro",),
+        "CentOS": ("centos",),
+        "NixOS": ("nixos",),
+        "Linux Mint": ("linux mint",),
+        "FreeBSD": ("freebsd",),
+        "openSUSE": ("opensuse",),
+        "Pop!_OS": ("pop!_os", "pop os", "popos"),
+        "WSL": ("wsl2", "wsl"),
+        "ChromeOS": ("chromeos", "chrome os"),
+    },
+    "preference.shell": {
+        "bash": ("bash",),
+        "zsh": ("zsh", "oh-my-zsh", "oh my zsh"),
+        "fish": ("fish",),
+        "PowerShell": ("powershell", "pwsh"),
+        "Nushell": ("nushell",),
+        "tcsh": ("tcsh",),
+        "ksh": ("ksh",),
+        "xonsh": ("xonsh",),
+    },
+    "preference.cloud": {
+        "AWS": ("amazon web services", "aws"),
+        "Azure": ("microsoft azure", "azure"),
+        "Google Cloud": ("google cloud platform", "google cloud", "gcp"),
+        "阿里云": ("阿里云", "aliyun", "alibaba cloud"),
+        "腾讯云": ("腾讯云", "tencent cloud"),
+        "华为云": ("华为云", "huawei cloud"),
+        "DigitalOcean": ("digitalocean", "digital ocean"),
+        "Linode": ("linode",),
+        "Hetzner": ("hetzner",),
+        "Vercel": ("vercel",),
+        "Netlify": ("netlify",),
+        "Heroku": ("heroku",),
+        "Cloudflare": ("cloudflare",),
+        "Fly.io": ("fly.io",),
+        "Oracle Cloud": ("oracle cloud",),
+    },
+}
+# Forms that are also ordinary words: only with the key's own noun in the sentence.
+AMBIGUOUS_FORMS = frozenset(
+    {"arch", "mac", "fish", "spring", "express", "rails", "react", "remix", "astro", "gin",
+     "phoenix", "oracle", "windows", "mongo", "solid.js", "nuxt", "angular", "linux"}
+)  # fmt: skip
+# The key's own noun: "database", "我的 shell 是", "deployed on", "开发机".
+KEY_NOUNS = {
+    "preference.database": r"\b(?:databases?|dbs?|rdbms|datastore)\b|数据库",
+    "preference.framework": r"\b(?:(?:web )?frameworks?|web apps?|backends?|frontends?)\b"
+    r"|框架|后端|前端|服务端|小服务",
+    "preference.os": r"\b(?:os|operating system|laptop|desktop|machine|computer|pc|workstation"
+    r"|distro)\b|操作系统|系统|开发机|电脑|笔记本|开发",
+    "preference.shell": r"\b(?:shells?|terminal|scripts?|scripting|command line|cli)\b"
+    r"|终端|命令行|脚本",
+    "preference.cloud": r"\b(?:clouds?|cloud provider|host(?:ed|ing)?|deploy\w*|infrastructure"
+    r"|infra|servers?|side projects|projects)\b|部署|服务器|云服务|托管|跑在",
+}
+# Verbs of using a tool, right before it (besides routes.EN/ZH_PREFERENCE_VERB).
+EN_TOOL_VERB = (
+    r"(?:develop|code|work|program|build|run|runs|host|deploy|live|am|i'm) (?:\S+ ){0,4}?"
+    r"(?:on|to|in|with)|runs?|deploy(?:s|ed)? to|it's|is on|are on|for"
+)
+ZH_TOOL_VERB = r"(?:部署在|跑在|托管在|放在|运行在|首选|是|都在|都用|只用|一般用|平时用)"
+
+
+@cache
+def _tool_forms(key: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """(canonical, form, pattern) of ``key``'s tools in the order they are tried (longest
+    form first within a tool): the catalogue is fixed, so built once per process."""
+    return tuple(
+        (canonical, form, form_pattern(fold(form)))
+        for canonical, forms in TOOLS[key].items()
+        for form in sorted(forms, key=len, reverse=True)
+    )
+
+
+def _stated_positions(
+    folded: str, key: str, before: Callable[[int], bool]
+) -> dict[str, list[tuple[int, str]]]:
+    """canonical tool -> (position, form) of each stated mention of a tool of ``key``."""
+    keyed = bool(re.search(KEY_NOUNS[key], folded))
+    found: dict[str, list[tuple[int, str]]] = {}
+    taken: list[tuple[int, int]] = []
+    for canonical, form, pattern in _tool_forms(key):
+        if form in AMBIGUOUS_FORMS and not keyed:
+            continue
+        for m in pattern.finditer(folded):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue  # "arch linux" already holds "arch", "linux"
+            taken.append((m.start(), m.end()))
+            if keyed or before(m.start()):
+                found.setdefault(canonical, []).append((m.start(), form))
+    return found
+
+
+@cache
+def _raw_pattern(form: str) -> str:
+    return form_pattern(fold(form)).pattern
+
+
+def tool_mention(
+    raw: str, folded: str, key: str, stated: Callable[[int], bool], rejected: Callable[[int], bool]
+) -> str | None:
+    """The one tool of ``key`` the sentence states, as written in ``raw``; else None."""
+    found = _stated_positions(folded, key, stated)
+    keep = {c: hits for c, hits in found.items() if any(not rejected(p) for p, _ in hits)}
+    if len(keep) != 1:
+        return None
+    (hits,) = keep.values()
+    form = next(form for p, form in hits if not rejected(p))
+    m = re.search(_raw_pattern(form), raw, re.I)
+    return m.group(0) if m else None

@@ -1,0 +1,351 @@
+"""Everything the gate recomputes about one proposal before it takes the fact-key lock. Pure.
+
+Nothing the proposal claims about itself is trusted: the id is recomputed, the evidence is
+re-read from the stored message, and the sentence is classified here, never from flags.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from memwarden_shared.contract.canonical import claim_text, proposal_identity, sha256_hex
+from memwarden_shared.contract.canonical import proposal_id as compute_proposal_id
+from memwarden_shared.contract.models import (
+    MemoryKind,
+    MemoryProposal,
+    MessageStatus,
+    Role,
+    ScopeKind,
+    Source,
+)
+from memwarden_shared.contract.registry import Registry, Sensitivity
+from memwarden_shared.detect.grounding import ungrounded_reason
+from memwarden_shared.detect.secret_mask import MaskedSpan, touches
+from memwarden_shared.detect.secrets import find_secrets, secret_kinds
+from memwarden_shared.detect.sensitive import SensitiveCategory, sensitive_categories
+from memwarden_shared.text.classifier import (
+    DATED_EVENT_TOLERATED,
+    NOT_DURABLE,
+    Feature,
+    SentenceFeatures,
+    classify,
+    classify_span,
+    named_project,
+    note_may_stand,
+)
+from memwarden_shared.text.prefilter import prefiltered
+from memwarden_shared.text.segmenter import is_complete_utterance
+
+# A session-scoped task fact may outlive its turn by at most this much and still count as
+# "expiry within the session" (SPEC §5 matrix, not-durable row).
+SESSION_TASK_FACT_MAX_TTL = timedelta(hours=24)
+SESSION_TOLERATED = frozenset({Feature.ONE_TIME, Feature.TRANSIENT, Feature.FUTURE_PLAN})
+# A dated event is a plan by nature ("the review is on Friday"): kept when the owner asked
+# to remember it (issue 15), never when merely mentioned.
+FORBIDDEN_CONTENT = frozenset({SensitiveCategory.HEALTH})
+# "Remember that our CI uses yarn" is not the owner's preference: a single-valued
+# preference or profile fact needs the owner in the sentence. Instructions about how to talk
+# to the owner (reply language, style) are about the owner by nature.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我(?!们)", re.IGNORECASE)
+OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication_style"})
+# Free-text notes the owner asks to keep: never general knowledge (seed 004: excluded even
+# when asked). A task fact is about the task by nature.
+OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
+# A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
+# secret elsewhere is a note about that secret: rejected like the secret itself.
+_CREDENTIAL_WORD = prefiltered(
+    re.compile(
+        r"\b(?:key|keys|token|tokens|password|passwords|passphrase|secret|secrets|credential"
+        r"|credentials|api[- ]?key|ssh|pem|cert|certificate|seed phrase|recovery code|pin"
+        r"|login|logins|passcode|passcodes|code|codes|combination|mnemonic|answer)\b"
+        r"|密钥|私钥|公钥|密码|口令|令牌|凭据|凭证|证书|助记词|秘钥|token|密保|答案|备用码|恢复码|暗号",
+        re.IGNORECASE,
+    )
+)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    tenant_id: str
+    message_id: str
+    revision: int
+    subject_id: str
+    author_id: str
+    role: str
+    source: str
+    text: str
+    status: str
+    created_at: datetime
+    session_id: str | None = None  # None only where a caller could not know it: fails closed
+    masked_spans: tuple[MaskedSpan, ...] = ()
+    secret_unlocated: bool = False
+
+
+@dataclass
+class Assessment:
+    """The recomputed facts, sorted into the rows of the decision matrix they can trigger."""
+
+    reject: list[str] = field(default_factory=list)
+    tainted: bool = False
+    not_durable: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    checks_passed: list[str] = field(default_factory=list)
+    secret: bool = False
+    span: str | None = None
+
+    def passed(self, check: str) -> None:
+        self.checks_passed.append(check)
+
+
+def recompute_proposal_id(p: MemoryProposal) -> str:
+    return compute_proposal_id(
+        proposal_identity(
+            tenant_id=p.tenant_id,
+            subject_id=p.subject_id,
+            scope={"kind": p.scope.kind.value, "key": p.scope.key},
+            kind=p.kind.value,
+            normalized_key=p.normalized_key,
+            message_id=p.evidence.message_id,
+            start=p.evidence.start,
+            end=p.evidence.end,
+            stable_candidate_ordinal=p.stable_candidate_ordinal,
+            extractor_version=p.extractor_version,
+        )
+    )
+
+
+def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment) -> str | None:
+    """The evidence sentence, or None after recording why it cannot be used."""
+    if msg is None or msg.tenant_id != p.tenant_id:
+        # Read by (tenant, message id): another tenant's message is as absent as none (§13).
+        a.reject.append("message_not_found")
+        return None
+    a.passed("evidence_found")
+    if msg.status == MessageStatus.REVOKED:
+        a.reject.append("evidence_revoked")
+        return None
+    if msg.subject_id != p.subject_id or msg.author_id != p.subject_id:
+        a.reject.append("cross_subject")
+        return None
+    a.passed("author_is_subject")
+    ev = p.evidence
+    if not (0 <= ev.start < ev.end <= len(msg.text)):
+        a.reject.append("evidence_mismatch")
+        return None
+    # Before the hash: a span over a masked secret no longer hashes as the proposer saw it,
+    # and the reason must say "secret", not "mismatch" (SPEC §5.6 v2).
+    if msg.secret_unlocated or touches(msg.masked_spans, ev.start, ev.end):
+        a.secret = True
+        a.reject.append("secret")
+        return None
+    span = msg.text[ev.start : ev.end]
+    if sha256_hex(span) != ev.sha256:
+        a.reject.append("evidence_mismatch")
+        return None
+    a.passed("evidence_hash")
+    if not is_complete_utterance(msg.text, ev.start, ev.end):
+        a.reject.append("evidence_not_complete")
+        return None
+    a.passed("complete_utterance")
+    return span
+
+
+def _check_value(
+    p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
+) -> None:
+    spec = registry.get(p.kind.value, p.normalized_key)
+    if spec is None:
+        a.reject.append("unknown_key")
+        return
+    if p.scope.kind.value not in spec.scopes:
+        a.reject.append("scope_not_allowed")
+        return
+    a.passed("registry")
+    mismatch = _scope_mismatch(p, msg)
+    if mismatch:
+        a.reject.append(mismatch)
+        return
+    a.passed("scope")
+    invalid = spec.validate(p.value)
+    if invalid:
+        a.reject.append(invalid)
+        return
+    a.passed("value_schema")
+    ungrounded = ungrounded_reason(p.value, span, spec, msg.created_at)
+    if ungrounded:
+        a.reject.append(ungrounded)
+        return
+    a.passed("grounding")
+    if spec.sensitivity == Sensitivity.FORBIDDEN:
+        a.reject.append("sensitive_forbidden")
+    elif spec.sensitivity == Sensitivity.SENSITIVE:
+        a.review.append("sensitive_key")
+
+
+def _scope_mismatch(p: MemoryProposal, msg: StoredMessage) -> str | None:
+    """A user scope names the subject; a session scope names the evidence's session."""
+    if p.scope.kind == ScopeKind.USER and p.scope.key != p.subject_id:
+        return "scope_subject_mismatch"
+    if p.scope.kind == ScopeKind.SESSION and (
+        msg.session_id is None or p.scope.key != msg.session_id
+    ):
+        return "scope_session_mismatch"
+    return None
+
+
+def _project_scope_review(p: MemoryProposal, span: str) -> str | None:
+    """A claim scoped to a named project ("For the atlas project I prefer yarn") may only
+    commit in that project's scope; anywhere else the owner decides (SPEC §5, issue 10)."""
+    project = named_project(span)
+    if project is None:
+        return None
+    if p.scope.kind != ScopeKind.PROJECT:
+        return "project_scope_required"
+    if project.casefold() not in p.scope.key.casefold():
+        return "project_scope_mismatch"
+    return None
+
+
+def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
+    """A secret found in the whole message that overlaps the span. One scan covers the span
+    itself and a span holding only part of a secret, which alone would not read as one."""
+    return any(
+        f.start < p.evidence.end and p.evidence.start < f.end for f in find_secrets(msg.text)
+    )
+
+
+def _note_on_secret(msg: StoredMessage, span: str) -> bool:
+    """A sentence about a credential in a message that holds one ("Remember this deploy
+    key:" with the private key on the next lines)."""
+    if not _CREDENTIAL_WORD.search(span):
+        return False
+    # ingest masked the secret itself; its record says one was there
+    return bool(msg.masked_spans) or msg.secret_unlocated or bool(find_secrets(msg.text))
+
+
+def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
+    text = span + "\n" + claim_text(p.value)
+    if (
+        secret_kinds(claim_text(p.value))
+        or _secret_touches_span(msg, p)
+        or _note_on_secret(msg, span)
+    ):
+        a.secret = True
+        a.reject.append("secret")
+        return
+    a.passed("secrets")
+    categories = sensitive_categories(text)
+    if any(c in FORBIDDEN_CONTENT for c in categories):
+        a.reject.append("sensitive_forbidden")
+    elif categories:
+        a.review.extend(f"sensitive_{c.value}" for c in categories)
+    else:
+        a.passed("sensitivity")
+
+
+def _check_durability(
+    p: MemoryProposal, span: str, msg: StoredMessage, registry: Registry, a: Assessment
+) -> None:
+    features = classify_span(msg.text, p.evidence.start, p.evidence.end)
+    # "remember that water boils at 100 °C": general knowledge is no note (seed 004)
+    general_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.GENERAL_FACT)
+    a.features = [r for r in features.reasons() if general_note or r != Feature.GENERAL_FACT.value]
+    session_fact = _session_task_fact(p, msg)
+    # a session task fact may be one-time or passing ("use npm this time"), never someone
+    # else's words, a question, a hypothesis or sarcasm
+    session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
+    event_ok = _remembered_event(p, features, registry)
+    if features.not_durable or general_note:
+        if event_ok and not general_note:
+            a.passed("dated_event")
+        elif not session_ok or general_note:
+            a.not_durable.append("not_durable")
+            a.not_durable.extend(a.features)
+            return
+        else:
+            a.passed("session_task_fact")
+    spec = registry.get(p.kind.value, p.normalized_key)
+    if spec is not None and spec.explicit_only and not note_may_stand(features, span):
+        a.reject.append("note_requires_explicit_instruction")
+        return
+    # A negated sentence is safe only when the value keeps the negation ("I don't eat meat"
+    # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
+    if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
+        a.review.append("negated")
+    if (
+        spec is not None
+        and not spec.multi_valued
+        and p.kind.value in ("preference", "profile")
+        and p.normalized_key not in OWNER_IMPLIED_KEYS
+        and not features.has(Feature.FIRST_PERSON_DURABLE)
+        and not _FIRST_PERSON.search(span)
+    ):
+        a.review.append("owner_not_stated")
+    # A user's instruction for their own session is explicit for that session.
+    if not features.explicit and not session_fact:
+        a.review.append("inferred")
+    project_review = _project_scope_review(p, span)
+    if project_review:
+        a.review.append(project_review)
+    if not a.review:
+        a.passed("durability")
+
+
+def _remembered_event(p: MemoryProposal, features: SentenceFeatures, registry: Registry) -> bool:
+    """A dated-text value the owner explicitly asked to remember, nothing else not durable."""
+    spec = registry.get(p.kind.value, p.normalized_key)
+    return (
+        spec is not None
+        and spec.value.get("type") == "dated_text"
+        and features.has(Feature.EXPLICIT_INSTRUCTION)
+        and not (features.features & NOT_DURABLE - DATED_EVENT_TOLERATED)
+    )
+
+
+def _session_task_fact(p: MemoryProposal, msg: StoredMessage) -> bool:
+    return (
+        p.kind == MemoryKind.TASK_FACT
+        and p.scope.kind == ScopeKind.SESSION
+        and p.expires_at is not None
+        and p.expires_at <= msg.created_at + SESSION_TASK_FACT_MAX_TTL
+    )
+
+
+def assess(
+    p: MemoryProposal,
+    msg: StoredMessage | None,
+    registry: Registry,
+    *,
+    review_all: bool,
+    suppressed: bool,
+) -> Assessment:
+    """Run checks 2–8 of SPEC §5 on a proposal whose id was already verified."""
+    a = Assessment()
+    a.passed("proposal_id")
+    span = _check_evidence(p, msg, a)
+    if span is None or msg is None:
+        # refused on its evidence, it is still recorded: a secret in the value must not be
+        if not a.secret and secret_kinds(claim_text(p.value)):
+            a.secret = True
+            a.reject.append("secret")
+        return a
+    a.span = span
+    _check_content(p, span, msg, a)
+    if a.secret:
+        return a  # nothing else is evaluated on a secret, so nothing else can echo it
+    _check_value(p, span, msg, registry, a)
+    if suppressed:
+        a.reject.append("suppressed")
+    else:
+        a.passed("suppression")
+    if msg.role != Role.USER or msg.source != Source.USER_MESSAGE:
+        a.tainted = True
+    else:
+        a.passed("taint")
+    _check_durability(p, span, msg, registry, a)
+    if review_all:
+        a.review.append("policy_review_all")
+    return a

@@ -1,0 +1,55 @@
+"""Consumer idempotency: `(consumer, event_key)` recorded in the transaction of the effect."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+from sqlalchemy.dialects import sqlite
+
+from memwarden_shared.store.db import Batch, Step, utcnow
+from memwarden_shared.store.schema import processed_events
+
+# One array parameter: a statement of fixed text whatever the batch size, where a multi-row
+# VALUES is compiled anew (and parsed by the server) for every batch.
+_FIRST_PG = (
+    "INSERT INTO processed_events (consumer, event_key, processed_at) "
+    "SELECT :consumer, key, :now FROM unnest(CAST(:keys AS text[])) AS key "
+    "ON CONFLICT (consumer, event_key) DO NOTHING RETURNING event_key"
+)
+
+
+def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
+    """The subset of ``event_keys`` never processed by ``consumer``; records them all.
+
+    ON CONFLICT DO NOTHING rather than a read-then-insert, so two workers handling the same
+    redelivered batch cannot both see a key as new: the second blocks on the first's row.
+    """
+    batch = Batch(conn)
+    step = queue_first_deliveries(batch, consumer, event_keys)
+    batch.send()
+    return new_keys(step)
+
+
+def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
+    """``first_deliveries`` queued on the caller's batch; read the answer with
+    :func:`new_keys` after ``send()``. None when there are no keys."""
+    keys = list(dict.fromkeys(event_keys))
+    if not keys:
+        return None
+    now = utcnow()
+    if batch.conn.dialect.name == "postgresql":
+        params = {"consumer": consumer, "now": now, "keys": keys}
+        return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
+    return batch.add(
+        "inbox.first",
+        lambda _conn: (
+            sqlite.insert(processed_events)
+            .on_conflict_do_nothing(index_elements=["consumer", "event_key"])
+            .returning(processed_events.c.event_key)
+        ),
+        [{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys],
+    )
+
+
+def new_keys(step: Step | None) -> set[str]:
+    """The keys a sent :func:`queue_first_deliveries` recorded for the first time."""
+    return set() if step is None else {r["event_key"] for r in step.rows}

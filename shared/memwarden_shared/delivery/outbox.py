@@ -1,0 +1,493 @@
+"""Transactional outbox (SPEC §8, §8.1): events are rows written in the same transaction as
+the state change they announce.
+
+Lifecycle: *pending* (``sent_at`` NULL) -> *published* (a relay handed it to the broker,
+``sent_at`` set) -> *consumed* (``consumed_at`` set by the consumer in the transaction of its
+effects). A relay claims with a lease (``claimed_until``); a row published but not consumed
+within ``MEMWARDEN_REDELIVER_SECONDS`` is claimable again, so the outbox, not the broker, is
+the source of truth.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, text, update
+
+from memwarden_shared.contract.models import FEED_ONLY_TOPICS, Topic
+from memwarden_shared.delivery import handoff
+from memwarden_shared.store.db import (
+    AFTER_COMMIT,
+    Batch,
+    after_commit,
+    dumps,
+    in_list,
+    in_param,
+    utcnow,
+)
+from memwarden_shared.store.schema import dead_letters, outbox
+
+NOTIFY_CHANNEL = "memwarden_outbox"
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEvent:
+    id: int
+    topic: str
+    event_key: str
+    tenant_id: str
+    payload: dict[str, Any]
+    # times published before this claim: more than 0 means a redelivery
+    publish_count: int = 0
+    ordering_key: str | None = field(default=None)
+    ordering_seq: int | None = field(default=None)
+
+    def envelope(self) -> dict[str, Any]:
+        """The JSON form a task receives: small, keyed, no conversation text."""
+        env: dict[str, Any] = {
+            "id": self.id,
+            "topic": self.topic,
+            "key": self.event_key,
+            "tenant_id": self.tenant_id,
+            "payload": self.payload,
+        }
+        if self.ordering_key is not None:
+            env["order"] = [self.ordering_key, self.ordering_seq]
+        return env
+
+
+# (topic, event key, tenant, payload) or the same plus (ordering key, ordering seq)
+Event = tuple[Any, ...]
+
+
+def emit(
+    conn: Connection,
+    topic: Topic,
+    event_key: str,
+    tenant_id: str,
+    payload: dict[str, Any],
+    *,
+    order: tuple[str, int] | None = None,
+) -> None:
+    """Append one event; it becomes visible to relays only when the caller commits."""
+    emit_many(conn, [(topic, event_key, tenant_id, payload, *(order or ()))])
+
+
+def emit_many(conn: Connection, events: list[Event]) -> None:
+    """Append events ``(topic, key, tenant, payload[, ordering_key, ordering_seq])``.
+
+    The ordering pair places an event in its subject's order (see ``held_back``)."""
+    batch = Batch(conn)
+    queue_events(batch, events)
+    batch.send()
+
+
+def queue_events(batch: Batch, events: list[Event]) -> None:
+    """``emit_many`` queued on the caller's batch (sent with its other statements).
+
+    With direct handoff (``shared.handoff``) the events bound for a stage are written as
+    published and handed to the broker after the caller's unit of work commits; the rest
+    (feed-only, unknown topics, embedded mode) wait for a relay as before."""
+    if not events:
+        return
+    now = utcnow()
+    rows = [
+        {
+            "topic": str(e[0]),
+            "event_key": e[1],
+            "tenant_id": e[2],
+            "payload": dumps(e[3]),
+            "created_at": now,
+            "ordering_key": e[4] if len(e) > 4 else None,
+            "ordering_seq": e[5] if len(e) > 5 else None,
+            # feed-only events have no consumer stage: born consumed, never relayed
+            "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
+        }
+        for e in events
+    ]
+    if handoff.enabled(batch.conn) and AFTER_COMMIT in batch.conn.info:
+        busy = handoff.busy_stages()
+        if busy is not None:
+            from memwarden_shared.delivery.celery_app import ROUTES
+
+            def goes(row: dict[str, Any]) -> bool:
+                route = ROUTES.get(row["topic"])
+                return route is not None and route[1].value not in busy
+
+            _queue_handoff(batch, [r for r in rows if goes(r)], now)
+            rows = [r for r in rows if not goes(r)]
+    if not rows:
+        return
+    batch.add("outbox.emit", lambda _conn: outbox.insert(), rows)
+    if batch.conn.dialect.name == "postgresql":
+        # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
+        # instead of at their next poll. Polling stays the guarantee.
+        batch.add("outbox.notify", lambda _conn: text(f"NOTIFY {NOTIFY_CHANNEL}"))
+
+
+# Rows written as published, in the order given, returning what their envelopes need: one
+# statement (and one compiled, prepared form) whatever the number of rows.
+_HANDOFF_SQL = """
+INSERT INTO outbox (topic, event_key, tenant_id, payload, created_at, sent_at, publish_count,
+    ordering_key, ordering_seq)
+SELECT t.topic, t.event_key, t.tenant_id, t.payload, :now, :now, 1, t.ordering_key,
+    t.ordering_seq
+FROM unnest(CAST(:topics AS text[]), CAST(:keys AS text[]), CAST(:tenants AS text[]),
+    CAST(:payloads AS text[]), CAST(:ordering_keys AS text[]), CAST(:ordering_seqs AS bigint[]))
+    WITH ORDINALITY AS t(topic, event_key, tenant_id, payload, ordering_key, ordering_seq, n)
+ORDER BY t.n
+RETURNING id, topic, event_key, tenant_id, payload, publish_count, ordering_key, ordering_seq
+"""
+
+
+def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> None:
+    if not rows:
+        return
+    step = batch.add(
+        "outbox.handoff",
+        lambda _conn: text(_HANDOFF_SQL),
+        {
+            "now": now,
+            "topics": [r["topic"] for r in rows],
+            "keys": [r["event_key"] for r in rows],
+            "tenants": [r["tenant_id"] for r in rows],
+            "payloads": [r["payload"] for r in rows],
+            "ordering_keys": [r["ordering_key"] for r in rows],
+            "ordering_seqs": [r["ordering_seq"] for r in rows],
+        },
+    )
+    # step.rows is filled when the batch is sent, which is before the commit
+    after_commit(batch.conn, lambda: handoff.publish([_event_of_row(r) for r in step.rows]))
+
+
+def order_seq(said_at: datetime) -> int:
+    """A subject's order position of an event: when its message was said, in microseconds
+    since the epoch (the order the extractor's debounce and the gate decide in)."""
+    return int(said_at.timestamp() * 1_000_000)
+
+
+def event_of(r: Any) -> OutboxEvent:
+    """An outbox row as the event a relay hands on."""
+    return _event(r)
+
+
+def _event(r: Any) -> OutboxEvent:
+    return _event_of_row(r._mapping)
+
+
+def _event_of_row(r: Mapping[str, Any]) -> OutboxEvent:
+    return OutboxEvent(
+        r["id"],
+        r["topic"],
+        r["event_key"],
+        r["tenant_id"],
+        json.loads(r["payload"]),
+        int(r["publish_count"] or 0),
+        r["ordering_key"],
+        r["ordering_seq"],
+    )
+
+
+def claim_batch(
+    conn: Connection,
+    limit: int,
+    *,
+    lease_seconds: float = 30.0,
+    redeliver_seconds: float = 30.0,
+    now: datetime | None = None,
+    redeliver_topics: Collection[str] | None = None,
+    waiting_topics: Collection[str] = (),
+) -> list[OutboxEvent]:
+    """Claim up to ``limit`` rows for publishing, oldest first, and lease them.
+
+    Claimable: not consumed, no live lease, and either never published or published more
+    than ``redeliver_seconds`` ago. ``FOR UPDATE SKIP LOCKED`` (the caller's transaction
+    must be a real one) keeps two relays off the same rows while they claim; the lease
+    written here keeps them off after this transaction commits, while the claimer
+    publishes. On SQLite the transaction holds the database write lock instead.
+
+    ``redeliver_topics`` limits redelivery to those topics (None: all). A relay passes the
+    topics whose queue is empty: an overdue row of a backed-up queue is most likely still
+    waiting in it, and republishing the whole backlog every deadline would only grow it.
+
+    ``waiting_topics`` are not claimed at all, new rows included: their queue still holds a
+    message, so their rows wait here and leave later as one batch (back-pressure).
+    """
+    now = now or utcnow()
+    overdue = now - timedelta(seconds=redeliver_seconds)
+    if conn.dialect.name == "postgresql":
+        return _claim_in_one_statement(
+            conn,
+            limit,
+            now,
+            overdue,
+            now + timedelta(seconds=lease_seconds),
+            redeliver_topics,
+            sorted(waiting_topics),
+        )
+    free = or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now)
+    found: list[OutboxEvent] = []
+    # Two index-friendly scans rather than one OR: never-published rows (ix_outbox_unsent),
+    # then overdue published rows (ix_outbox_unconsumed).
+    scans = [and_(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))]
+    if redeliver_topics is None or redeliver_topics:
+        due = and_(outbox.c.consumed_at.is_(None), outbox.c.sent_at < overdue)
+        if redeliver_topics is not None:
+            due = and_(due, outbox.c.topic.in_(sorted(redeliver_topics)))
+        scans.append(due)
+    for where in scans:
+        room = limit - len(found)
+        if room <= 0:
+            break
+        stmt = select(outbox).where(where, free).order_by(outbox.c.id).limit(room)
+        if waiting_topics:
+            stmt = stmt.where(outbox.c.topic.not_in(sorted(waiting_topics)))
+        if conn.dialect.name == "postgresql":
+            stmt = stmt.with_for_update(skip_locked=True)
+        found.extend(_event(r) for r in conn.execute(stmt))
+    if found:
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, [e.id for e in found]))
+            .values(claimed_until=now + timedelta(seconds=lease_seconds))
+        )
+    return found
+
+
+# One round trip instead of four (two scans, the lease, and a transaction around them): the
+# relay claims on every wake-up, so its round trips are a floor under every hop's latency.
+# The row locks of FOR UPDATE SKIP LOCKED last as long as the statement, which also writes
+# the lease, so the statement is safe in autocommit; the lease keeps other relays off after.
+_CLAIM_SQL = """
+WITH unsent AS (
+    SELECT id, 0 AS scan FROM outbox
+    WHERE sent_at IS NULL AND consumed_at IS NULL
+      AND (claimed_until IS NULL OR claimed_until < :now)
+      AND NOT (topic = ANY(CAST(:waiting AS text[])))
+    ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED
+), overdue AS (
+    SELECT id, 1 AS scan FROM outbox
+    WHERE :redeliver AND consumed_at IS NULL AND sent_at < :overdue
+      AND (claimed_until IS NULL OR claimed_until < :now)
+      AND (CAST(:topics AS text[]) IS NULL OR topic = ANY(CAST(:topics AS text[])))
+    ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED
+), picked AS (
+    SELECT id, scan FROM (SELECT * FROM unsent UNION ALL SELECT * FROM overdue) AS due
+    ORDER BY scan, id LIMIT :limit
+)
+UPDATE outbox SET claimed_until = :until
+FROM picked WHERE outbox.id = picked.id
+RETURNING picked.scan, outbox.id, outbox.topic, outbox.event_key, outbox.tenant_id,
+    outbox.payload, outbox.publish_count, outbox.ordering_key, outbox.ordering_seq
+"""
+
+
+def _claim_in_one_statement(
+    conn: Connection,
+    limit: int,
+    now: datetime,
+    overdue: datetime,
+    until: datetime,
+    redeliver_topics: Collection[str] | None,
+    waiting: list[str],
+) -> list[OutboxEvent]:
+    """``claim_batch`` on PostgreSQL: never-published rows first, then overdue ones, each
+    oldest first (the order the two scans of the portable path give)."""
+    topics = None if redeliver_topics is None else sorted(redeliver_topics)
+    rows = conn.execute(
+        text(_CLAIM_SQL),
+        {
+            "now": now,
+            "limit": limit,
+            "overdue": overdue,
+            "until": until,
+            "redeliver": topics is None or bool(topics),
+            "topics": topics,
+            "waiting": waiting,
+        },
+    ).all()
+    return [_event(r) for r in sorted(rows, key=lambda r: (r.scan, r.id))]
+
+
+def pending_events(conn: Connection, limit: int) -> list[OutboxEvent]:
+    """Unconsumed rows, oldest first, whatever their publish state (embedded drain: no other
+    process is in flight, so everything not consumed is work to do)."""
+    stmt = select(outbox).where(outbox.c.consumed_at.is_(None)).order_by(outbox.c.id).limit(limit)
+    return [_event(r) for r in conn.execute(stmt)]
+
+
+def mark_published(conn: Connection, ids: list[int], now: datetime | None = None) -> None:
+    """The rows went to the broker: start their redelivery clock and end the lease."""
+    if ids:
+        conn.execute(
+            update(outbox)
+            .where(in_list(conn, outbox.c.id, ids))
+            .values(
+                sent_at=now or utcnow(),
+                claimed_until=None,
+                publish_count=outbox.c.publish_count + 1,
+            )
+        )
+
+
+mark_sent = mark_published  # the name the first build used
+
+
+def release(conn: Connection, ids: list[int]) -> None:
+    """Give up a lease without publishing (the broker refused): any relay may claim again."""
+    if ids:
+        conn.execute(
+            update(outbox).where(in_list(conn, outbox.c.id, ids)).values(claimed_until=None)
+        )
+
+
+def mark_consumed(conn: Connection, ids: list[int], now: datetime | None = None) -> None:
+    """Called by a consumer inside the transaction of its effects (SPEC §8.1)."""
+    batch = Batch(conn)
+    queue_mark_consumed(batch, ids, now)
+    batch.send()
+
+
+def queue_mark_consumed(batch: Batch, ids: list[int], now: datetime | None = None) -> None:
+    """``mark_consumed`` queued on the caller's batch."""
+    if ids:
+        batch.add(
+            "outbox.consumed",
+            lambda conn: (
+                update(outbox)
+                .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+                .values(consumed_at=bindparam("now", type_=outbox.c.consumed_at.type))
+            ),
+            {"ids": sorted(ids), "now": now or utcnow()},
+        )
+
+
+def queue_hold(
+    batch: Batch, ids: list[int], *, redeliver_seconds: float, hold_seconds: float
+) -> None:
+    """Not consumed now, due again in ``hold_seconds``: its redelivery clock is set back
+    (queued on the caller's batch)."""
+    if ids:
+        batch.add(
+            "outbox.hold",
+            lambda conn: (
+                update(outbox)
+                .where(in_param(conn, outbox.c.id, "ids"), outbox.c.consumed_at.is_(None))
+                .values(sent_at=bindparam("due", type_=outbox.c.sent_at.type), claimed_until=None)
+            ),
+            {"ids": sorted(ids), "due": _held_until(redeliver_seconds, hold_seconds)},
+        )
+
+
+def _held_until(redeliver_seconds: float, hold_seconds: float) -> datetime:
+    return utcnow() - timedelta(seconds=max(redeliver_seconds - hold_seconds, 0))
+
+
+def held_back(conn: Connection, events: list[tuple[int, str, int]]) -> set[int]:
+    """Of ``(id, ordering_key, ordering_seq)``, the ids that must wait: another unconsumed
+    event of the same ordering key (subject) has a smaller sequence number and is not
+    among ``events``. Waiting for it keeps a subject's decisions in the order its messages
+    were received, however the broker reordered, delayed or repeated them."""
+    if not events:
+        return set()
+    keys = {k for _, k, _ in events}
+    ours = {i for i, _, _ in events}
+    rows = conn.execute(
+        select(outbox.c.id, outbox.c.ordering_key, outbox.c.ordering_seq).where(
+            in_list(conn, outbox.c.ordering_key, keys), outbox.c.consumed_at.is_(None)
+        )
+    ).all()
+    oldest: dict[str, int] = {}
+    for r in rows:
+        if r.id in ours or r.ordering_seq is None:
+            continue
+        if r.ordering_key not in oldest or r.ordering_seq < oldest[r.ordering_key]:
+            oldest[r.ordering_key] = int(r.ordering_seq)
+    return {i for i, k, seq in events if k in oldest and oldest[k] < seq}
+
+
+def backlog(conn: Connection) -> int:
+    """Rows never published and not consumed (pending)."""
+    return int(
+        conn.execute(
+            select(func.count())
+            .select_from(outbox)
+            .where(outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None))
+        ).scalar_one()
+    )
+
+
+def oldest_unsent_at(conn: Connection) -> datetime | None:
+    """``created_at`` of the oldest unsent row; ids grow with time, so the partial index on
+    unsent ids finds it without a scan."""
+    stmt = select(outbox.c.created_at).where(
+        outbox.c.sent_at.is_(None), outbox.c.consumed_at.is_(None)
+    )
+    return conn.execute(stmt.order_by(outbox.c.id).limit(1)).scalar()
+
+
+@dataclass(frozen=True)
+class DeliveryHealth:
+    """What ``outbox status``, the audit and the metrics report about delivery."""
+
+    unsent: int  # pending: never published
+    in_flight: int  # published, not consumed, within the redelivery deadline
+    overdue: int  # published, not consumed, past the deadline (a relay will republish)
+    dead_letters: int
+    oldest_unsent_at: datetime | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "unsent": self.unsent,
+            "in_flight": self.in_flight,
+            "overdue": self.overdue,
+            "dead_letters": self.dead_letters,
+            "oldest_unsent_at": (
+                self.oldest_unsent_at.isoformat() if self.oldest_unsent_at else None
+            ),
+        }
+
+
+def delivery_health(
+    conn: Connection, *, redeliver_seconds: float, tenant_id: str | None = None
+) -> DeliveryHealth:
+    overdue_at = utcnow() - timedelta(seconds=redeliver_seconds)
+
+    def count(table: Any, *where: Any) -> int:
+        stmt = select(func.count()).select_from(table).where(*where)
+        if tenant_id is not None:
+            stmt = stmt.where(table.c.tenant_id == tenant_id)
+        return int(conn.execute(stmt).scalar_one())
+
+    unconsumed = outbox.c.consumed_at.is_(None)
+    return DeliveryHealth(
+        unsent=count(outbox, outbox.c.sent_at.is_(None), unconsumed),
+        in_flight=count(outbox, unconsumed, outbox.c.sent_at >= overdue_at),
+        overdue=count(outbox, unconsumed, outbox.c.sent_at < overdue_at),
+        dead_letters=count(dead_letters),
+        oldest_unsent_at=oldest_unsent_at(conn),
+    )
+
+
+def mark_unsent(
+    conn: Connection,
+    since: datetime,
+    until: datetime | None = None,
+    topics: list[str] | None = None,
+) -> int:
+    """Mark rows sent at or after ``since`` (and before ``until``, of ``topics``) unsent and
+    unconsumed, so relays publish them again and consumers look at them again (their inbox
+    skips what they already did). Redelivery makes this unnecessary for lost messages; it
+    stays for reprocessing by hand."""
+    stmt = update(outbox).where(outbox.c.sent_at.is_not(None), outbox.c.sent_at >= since)
+    if until is not None:
+        stmt = stmt.where(outbox.c.sent_at < until)
+    if topics:
+        stmt = stmt.where(outbox.c.topic.in_(topics))
+    return (
+        conn.execute(stmt.values(sent_at=None, consumed_at=None, claimed_until=None)).rowcount or 0
+    )

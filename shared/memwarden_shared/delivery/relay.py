@@ -1,0 +1,377 @@
+"""The outbox relay: claim due rows with a lease, publish them batched per destination, mark
+them published (SPEC §8.1).
+
+Polling is the guarantee. Rows published but not consumed within the redelivery deadline
+are claimed and published again by any relay; consumers are idempotent, so at-least-once
+is enough and a lost broker message costs at most that deadline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+from sqlalchemy import Connection, Engine, func, select
+
+from memwarden_shared.config import get_settings
+from memwarden_shared.contract.models import FEED_ONLY_TOPICS
+from memwarden_shared.delivery.celery_app import ROUTES
+from memwarden_shared.delivery.dead_letters import dead_letter
+from memwarden_shared.delivery.outbox import (
+    NOTIFY_CHANNEL,
+    OutboxEvent,
+    claim_batch,
+    mark_consumed,
+    mark_published,
+    pending_events,
+    release,
+)
+from memwarden_shared.delivery.retry import backoff_delays, is_transient, redacted
+from memwarden_shared.store.db import in_list, unit_of_work
+from memwarden_shared.store.schema import outbox
+from memwarden_shared.store.tenant_scope import all_tenants
+
+log = logging.getLogger("memwarden.relay")
+
+# (task name, queue, envelopes) -> None; raises if the broker refused the message
+Publisher = Callable[[str, str, list[dict[str, Any]]], None]
+
+
+def group_by_route(
+    events: list[OutboxEvent], max_batch: int
+) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """One task per destination and chunk: a task carries a batch of keys, not one event."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for event in events:
+        route = ROUTES.get(event.topic)
+        if route is None:
+            if event.topic in FEED_ONLY_TOPICS:
+                continue  # read from the outbox by the event feed; nothing to publish
+            log.error("outbox row %s has unknown topic %s; not routed", event.id, event.topic)
+            continue
+        task, stage = route
+        grouped[(task, stage.value)].append(event.envelope())
+    batches = []
+    for (task, queue), envelopes in grouped.items():
+        for i in range(0, len(envelopes), max_batch):
+            batches.append((task, queue, envelopes[i : i + max_batch]))
+    return batches
+
+
+@dataclass(frozen=True)
+class RelayTimings:
+    """How a relay claims: its lease, and when an unconsumed published row is due again."""
+
+    lease_seconds: float = 30.0
+    redeliver_seconds: float = 30.0
+
+    @classmethod
+    def from_settings(cls) -> RelayTimings:
+        s = get_settings()
+        return cls(s.relay_lease_seconds, s.redeliver_seconds)
+
+
+# -> the queues that hold messages now; see ``claim_batch`` (redeliver_topics)
+BusyQueues = Callable[[], set[str]]
+
+
+def redeliverable_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue is empty: an overdue row there was lost or is held by
+    a dead or slow worker, not waiting in line."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
+
+
+def waiting_topics(busy: set[str]) -> set[str]:
+    """Topics whose destination queue holds a message not yet taken by a worker."""
+    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value in busy}
+
+
+@all_tenants("the relay claims outbox rows of every tenant")
+def relay_once(
+    engine: Engine,
+    publish: Publisher,
+    limit: int,
+    timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
+) -> int:
+    """Claim up to ``limit`` rows with a lease, publish them, mark them published; returns
+    how many were claimed.
+
+    The claim commits before publishing, so no row lock is held while the broker is slow;
+    the lease keeps other relays off the rows meanwhile. A crash after publishing and
+    before marking republishes once the lease ends (consumers are idempotent)."""
+    timings = timings or RelayTimings.from_settings()
+    busy = None if busy_queues is None else busy_queues()
+    topics = None if busy is None else redeliverable_topics(busy)
+    with single_statements(engine) as conn:
+        events = claim_batch(
+            conn,
+            limit,
+            lease_seconds=timings.lease_seconds,
+            redeliver_seconds=timings.redeliver_seconds,
+            redeliver_topics=topics,
+            # Back-pressure: while a stage still has a message waiting, its new rows stay
+            # in the outbox and go later as one bigger batch. A slow stage then receives
+            # fewer, larger messages and catches up, instead of working through a queue
+            # of one-event messages at its per-message cost.
+            waiting_topics=() if busy is None else waiting_topics(busy),
+        )
+    if not events:
+        return 0
+    again = [e for e in events if e.publish_count > 0]
+    log.info("relay claimed rows=%d redeliveries=%d", len(events), len(again))
+    if again:  # one line per round, not per row: a held-back batch comes round every second
+        log.info(
+            "redelivery rows=%d topics=%s outbox_ids=%s%s",
+            len(again),
+            ",".join(sorted({e.topic for e in again})),
+            [e.id for e in again[:10]],
+            "…" if len(again) > 10 else "",
+        )
+    unroutable = [e for e in events if e.topic not in ROUTES]
+    done: list[int] = []
+    tasks = 0
+    try:
+        for task, queue, envelopes in group_by_route(events, limit):
+            publish(task, queue, envelopes)
+            done.extend(env["id"] for env in envelopes)
+            tasks += 1
+    except BaseException:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, done)
+            release(uow.conn, sorted({e.id for e in events} - set(done)))
+            uow.commit()
+        raise
+    if not unroutable:  # the usual round: one statement
+        with single_statements(engine) as conn:
+            mark_published(conn, done)
+    else:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, done)
+            for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
+                dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+            mark_consumed(uow.conn, [e.id for e in unroutable])
+            uow.commit()
+    log.info("relay published rows=%d tasks=%d", len(done), tasks)
+    return len(events)
+
+
+@contextlib.contextmanager
+def single_statements(engine: Engine) -> Iterator[Connection]:
+    """A connection for work that is one statement (a claim, a publish mark), in a unit of
+    work of its own.
+
+    Not autocommit, though it would save the BEGIN and COMMIT round trips: row-level
+    security scopes a transaction (``set_config(..., is_local => true)`` at BEGIN, see
+    ``shared.db``), and in autocommit that setting would end with its own statement, so
+    the claim would see no tenant's rows. A session-level setting would outlive the
+    statement on a pooled connection."""
+    with unit_of_work(engine) as uow:
+        yield uow.conn
+        uow.commit()
+
+
+class UnknownTopic(ValueError):
+    """An outbox row whose topic routes to no stage."""
+
+
+def redis_busy_queues(broker_url: str, timeout: float = 5.0) -> BusyQueues | None:
+    """The stage queues holding messages in a Redis broker (None for other transports)."""
+    from memwarden_shared.delivery.celery_app import Stage
+    from memwarden_shared.observe.metrics import redis_llen
+
+    llen = redis_llen(broker_url, timeout)
+    if llen is None:
+        return None
+    queues = [stage.value for stage in Stage]
+
+    def busy() -> set[str]:
+        return {q for q, n in zip(queues, llen(queues), strict=True) if n}
+
+    return busy
+
+
+def celery_publisher(app: Celery) -> Publisher:
+    def publish(task: str, queue: str, envelopes: list[dict[str, Any]]) -> None:
+        # argsrepr is what Flower, task events and `celery inspect` show: counts, not payloads.
+        app.send_task(
+            task, args=[envelopes], queue=queue, argsrepr=f"[<{len(envelopes)} outbox events>]"
+        )
+
+    return publish
+
+
+def run_relay(
+    engine: Engine,
+    publish: Publisher,
+    *,
+    limit: int,
+    poll_seconds: float,
+    stop: threading.Event | None = None,
+    after_round: Callable[[int], None] | None = None,
+    timings: RelayTimings | None = None,
+    busy_queues: BusyQueues | None = None,
+) -> None:
+    """Relay until ``stop`` is set; when the outbox is empty it waits ``poll_seconds``, or less
+    on PostgreSQL, where a NOTIFY from a committing writer wakes it at once.
+
+    A failed round (broker or database down) logs one line and backs off exponentially with
+    jitter; the rows stay in the outbox. ``after_round(moved)`` runs after each successful
+    round (metrics) and must not raise."""
+    stop = stop or threading.Event()
+    settings = get_settings()
+    timings = timings or RelayTimings.from_settings()
+    listener = Listener(engine, poll_seconds, stop)
+    delays = None
+    try:
+        while not stop.is_set():
+            try:
+                # Wake-ups already queued are answered by the claim below; a NOTIFY that
+                # arrives after this point wakes the next wait at once.
+                listener.take_pending()
+                moved = relay_once(engine, publish, limit, timings, busy_queues)
+            except Exception as exc:  # a broker or database outage must not kill the relay
+                delays = delays or backoff_delays(
+                    settings.backoff_base_seconds, settings.backoff_max_seconds
+                )
+                delay = max(next(delays), poll_seconds)
+                kind = "transient" if is_transient(exc) else "unexpected"
+                log.warning(
+                    "relay round failed (%s %s); rows stay in the outbox; retrying in %.1fs",
+                    kind,
+                    redacted(exc),
+                    delay,
+                )
+                stop.wait(delay)
+                continue
+            if delays is not None:
+                log.info("relay recovered")
+                delays = None
+            if after_round is not None:
+                after_round(moved)
+            # A short round emptied what was claimable: with LISTEN, wait for the next
+            # commit rather than spend a round trip on a claim that finds nothing.
+            if not moved or (listener.enabled and moved < limit):
+                listener.wait()
+    finally:
+        listener.close()
+
+
+class Listener:
+    """Waits for a NOTIFY on PostgreSQL, on a dedicated connection outside the pool (LISTEN
+    needs autocommit, which must never leak into a pooled connection that later runs a
+    claim). After a lost connection (database restart) it subscribes again on the next
+    wait; until then it sleeps ``poll_seconds``, and polling stays the guarantee."""
+
+    def __init__(self, engine: Engine, poll_seconds: float, stop: threading.Event) -> None:
+        self.engine = engine
+        self.poll_seconds = poll_seconds
+        self.stop = stop
+        self.conn: Any = None
+        self.enabled = engine.dialect.name == "postgresql"
+        self._failing = False
+
+    def _subscribe(self) -> Any:
+        import psycopg
+
+        url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
+        conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        return conn
+
+    def wait(self) -> None:
+        if not self.enabled:
+            self.stop.wait(self.poll_seconds)
+            return
+        if not self._listen(self.poll_seconds, stop_after=1):
+            self.stop.wait(self.poll_seconds)
+
+    def take_pending(self) -> None:
+        """Consume the notifications already received, without waiting: the caller is about
+        to read the outbox, which answers all of them. Subscribes first if needed, so no
+        commit after this call goes unnoticed."""
+        if self.enabled and not self._failing:  # after a loss, ``wait`` subscribes again
+            self._listen(0, stop_after=None)
+
+    def _listen(self, timeout: float, stop_after: int | None) -> bool:
+        """False when the connection is lost (the caller falls back to polling)."""
+        try:
+            if self.conn is None:
+                self.conn = self._subscribe()
+                if self._failing:
+                    log.info("LISTEN subscribed again")
+                self._failing = False
+            for _ in self.conn.notifies(timeout=timeout, stop_after=stop_after):
+                pass
+            return True
+        except Exception as exc:  # a dropped listener only costs latency; polling goes on
+            if not self._failing:
+                log.warning("LISTEN connection lost (%s); polling until it is back", redacted(exc))
+            self._failing = True
+            self.close()
+            return False
+
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):  # already broken
+                self.conn.close()
+            self.conn = None
+
+
+@all_tenants("embedded drain: the outbox of every tenant")
+def drain_in_process(
+    engine: Engine, run_task: Publisher, *, limit: int = 200, max_rounds: int = 10_000
+) -> int:
+    """Embedded mode: run every unconsumed event's task in this process until none is left.
+
+    Nothing is in flight in another process, so every row not consumed is work to do. The
+    read is released before the tasks run (on SQLite they need the write lock); each
+    consumer marks its rows consumed in its own transaction, so a crash re-runs them.
+
+    A round that consumes nothing (every event held back for an older event of its subject
+    outside the round, or taken by a concurrent drainer) is retried wider and after a short
+    pause; after a few such rounds it raises: embedded mode fails loudly.
+    """
+    total = 0
+    size, stalls = limit, 0
+    for _ in range(max_rounds):
+        with unit_of_work(engine) as uow:
+            events = pending_events(uow.conn, size)
+        if not events:
+            return total
+        for task, queue, envelopes in group_by_route(events, limit):
+            run_task(task, queue, envelopes)
+        ids = [e.id for e in events]
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, ids)
+            for e in events:
+                if e.topic not in ROUTES:
+                    dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
+            mark_consumed(uow.conn, [e.id for e in events if e.topic not in ROUTES])
+            left = uow.conn.execute(
+                select(func.count())
+                .select_from(outbox)
+                .where(in_list(uow.conn, outbox.c.id, ids), outbox.c.consumed_at.is_(None))
+            ).scalar_one()
+            uow.commit()
+        total += len(ids) - left
+        if left < len(ids):
+            size, stalls = limit, 0
+            continue
+        stalls += 1
+        if stalls > DRAIN_STALLS:
+            raise RuntimeError(f"{left} outbox events were not consumed; see the log")
+        size *= 4
+        time.sleep(min(0.05 * 2**stalls, 2.0))
+    raise RuntimeError("outbox did not drain; a task keeps emitting events")
+
+
+# rounds without progress before an embedded drain gives up (about 6 s of pauses)
+DRAIN_STALLS = 6

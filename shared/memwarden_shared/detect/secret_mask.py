@@ -1,0 +1,123 @@
+"""Mask every detected secret before a message is stored (SPEC §5.6 v2). Pure.
+
+Each secret's characters become ``*`` (line breaks are kept, so the sentences around a
+masked PEM block still cut where they did): the text keeps its length, so the offsets of
+every other span stay valid, and what is stored records only the masked spans' kinds and
+offsets. Ingest, supersede and replay all store through :func:`mask_secrets`.
+
+A secret whose value the previous turn announced (``my bank PIN is`` ⏎ ``4711``) is masked
+when the caller passes that turn as ``previous``. If masking does not settle (a re-scan
+of the masked text still finds a secret), the sentences holding the rest are masked whole
+and the message is marked ``unlocated``: the gate then rejects every proposal from it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from memwarden_shared.detect.secret_spoken import announces_value, ends_with_cue, leading_value
+from memwarden_shared.detect.secrets import find_secrets
+from memwarden_shared.text.segmenter import split_sentences
+from memwarden_shared.text.textfold import fold
+
+MASK = "*"
+_MAX_PASSES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class MaskedSpan:
+    """A masked secret of ``kind`` at ``[start, end)`` (code points); never its text."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Masked:
+    """The text to store, the spans masked in it, and whether a secret escaped locating."""
+
+    text: str
+    spans: tuple[MaskedSpan, ...]
+    unlocated: bool
+
+    def spans_json(self) -> str | None:
+        """The spans as stored in ``messages.masked_spans`` (None when nothing was masked)."""
+        if not self.spans:
+            return None
+        return json.dumps([[s.kind, s.start, s.end] for s in self.spans], separators=(",", ":"))
+
+
+def spans_from_json(raw: str | None) -> tuple[MaskedSpan, ...]:
+    """Read ``messages.masked_spans`` back."""
+    if not raw:
+        return ()
+    return tuple(MaskedSpan(str(k), int(s), int(e)) for k, s, e in json.loads(raw))
+
+
+def touches(spans: tuple[MaskedSpan, ...], start: int, end: int) -> bool:
+    """Whether ``[start, end)`` overlaps any masked span."""
+    return any(s.start < end and start < s.end for s in spans)
+
+
+def _apply(text: str, spans: list[MaskedSpan]) -> str:
+    chars = list(text)
+    for span in spans:
+        for i in range(span.start, span.end):
+            if chars[i] != "\n":
+                chars[i] = MASK
+    return "".join(chars)
+
+
+def _announced(text: str, previous: str | None) -> MaskedSpan | None:
+    """The value at the start of ``text`` that the previous turn's dangling cue announced."""
+    if not previous or not ends_with_cue(fold(previous).text):
+        return None
+    folded = fold(text)
+    whole = text.strip()
+    if announces_value(fold(previous).text) and "\n" not in whole and len(whole.split()) <= 8:
+        # "I'll send the passphrase in my next message": the short next turn IS the value.
+        start = text.index(whole[0]) if whole else 0
+        return MaskedSpan("password", start, start + len(whole)) if whole else None
+    span = leading_value(folded.text)
+    if span is None:
+        return None
+    start, end = folded.span(*span)
+    return MaskedSpan("password", start, end)
+
+
+def mask_secrets(text: str, *, previous: str | None = None) -> Masked:
+    """Mask every secret in ``text``; ``previous`` is the turn before it in the session."""
+    spans = [MaskedSpan(str(f.kind), f.start, f.end) for f in find_secrets(text)]
+    announced = _announced(text, previous)
+    if announced:
+        spans.append(announced)
+    masked = _apply(text, spans)
+    unlocated = False
+    for _ in range(_MAX_PASSES):
+        rest = [MaskedSpan(str(f.kind), f.start, f.end) for f in find_secrets(masked)]
+        if not rest:
+            break
+        spans += rest
+        masked = _apply(masked, rest)
+    else:
+        unlocated = True
+        whole = [
+            MaskedSpan("unlocated", s.start, s.end)
+            for s in split_sentences(masked)
+            if any(f.start < s.end and s.start < f.end for f in find_secrets(masked))
+        ]
+        spans += whole or [MaskedSpan("unlocated", 0, len(text))]
+        masked = _apply(masked, whole or [MaskedSpan("unlocated", 0, len(text))])
+    ordered = tuple(sorted(set(spans), key=lambda s: (s.start, s.end, s.kind)))
+    return Masked(masked, ordered, unlocated)
+
+
+def mask_session(texts: list[str], *, previous: str | None = None) -> list[Masked]:
+    """Mask consecutive turns of one session, each with the turn before it as context."""
+    out = []
+    for text in texts:
+        out.append(mask_secrets(text, previous=previous))
+        previous = text
+    return out

@@ -1,0 +1,330 @@
+"""Prometheus metrics of every stage (docs/operations.md says what each one means).
+
+The metrics live in prometheus_client's default registry of the process that observes
+them: decisions in gate workers, latencies in whichever worker ran the task, backlog and
+queue depth in relays. Each process serves its own ``/metrics`` on
+``MEMWARDEN_METRICS_PORT`` (``serve``), so a machine running several workers gives each its
+own port.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from sqlalchemy import Engine
+
+from memwarden_shared.delivery.outbox import backlog, delivery_health, oldest_unsent_at
+from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.tenant_scope import all_tenants
+
+log = logging.getLogger("memwarden.metrics")
+
+# Relays poll every 0.2 s; counting the outbox that often would cost more than it tells.
+SAMPLE_SECONDS = 5.0
+SLOW_SAMPLE_SECONDS = 60.0
+UNINDEXED_CAP = 10_000  # the gauge saturates here; the audit lists them all
+# A task carries a batch of up to 200 keys: milliseconds idle, seconds under load.
+_TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# From a turn or a revocation to the index: sub-second when healthy, hours behind a backlog
+# or an owner who takes a day to confirm.
+_PIPELINE_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 86400)
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,59}")
+
+DECISIONS = Counter(
+    "memwarden_gate_decisions", "Gate decisions, one per decided proposal", ["decision"]
+)
+DECISION_REASONS = Counter(
+    "memwarden_gate_decision_reasons",
+    "Reasons given with gate decisions (a decision may carry several)",
+    ["decision", "reason"],
+)
+OUTBOX_BACKLOG = Gauge("memwarden_outbox_backlog", "Unsent outbox rows, sampled by the relay")
+OUTBOX_OLDEST_AGE = Gauge(
+    "memwarden_outbox_oldest_unsent_age_seconds",
+    "Age of the oldest unsent outbox row (0 when none), sampled by the relay",
+)
+QUEUE_DEPTH = Gauge(
+    "memwarden_queue_depth",
+    "Messages (batches) waiting in a stage's Redis list, sampled by the relay",
+    ["queue"],
+)
+RELAY_EVENTS = Counter("memwarden_relay_events", "Outbox rows this relay published")
+RELAY_LAST_ROUND = Gauge(
+    "memwarden_relay_last_round_timestamp_seconds",
+    "Unix time of this relay's last successful round (claimed, published, committed)",
+)
+TASK_DURATION = Histogram(
+    "memwarden_task_duration_seconds",
+    "Wall time of one stage task (one batch) in a worker",
+    ["task", "state"],
+    buckets=_TASK_BUCKETS,
+)
+TURN_TO_RECALLABLE = Histogram(
+    "memwarden_turn_to_recallable_seconds",
+    "From the evidence message's arrival to its memory version being indexed",
+    ["path"],
+    buckets=_PIPELINE_BUCKETS,
+)
+REVOCATION_DRAIN = Histogram(
+    "memwarden_revocation_drain_seconds",
+    "From a message's revocation or supersession to the vector row it supported being dropped",
+    ["cause"],
+    buckets=_PIPELINE_BUCKETS,
+)
+
+
+def record_decision(decision: str, reasons: Iterable[str]) -> None:
+    """Count one gate decision and each of its reasons (a closed vocabulary)."""
+    DECISIONS.labels(str(decision)).inc()
+    for reason in reasons:
+        # Reasons are code-made words; anything else is folded so label cardinality stays bounded.
+        label = reason if _REASON.fullmatch(reason) else "other"
+        DECISION_REASONS.labels(str(decision), label).inc()
+
+
+def observe_turn_to_recallable(seconds: float, *, auto: bool) -> None:
+    """``auto``: committed by the gate; otherwise it waited for an owner's approval."""
+    TURN_TO_RECALLABLE.labels("auto" if auto else "reviewed").observe(max(seconds, 0.0))
+
+
+def observe_revocation_drain(seconds: float, *, cause: str) -> None:
+    REVOCATION_DRAIN.labels(cause).observe(max(seconds, 0.0))
+
+
+_started: dict[str, float] = {}
+_started_lock = threading.Lock()
+
+
+def _task_prerun(task_id: str | None = None, **_: Any) -> None:
+    if task_id:
+        with _started_lock:
+            _started[task_id] = time.perf_counter()
+
+
+def _task_postrun(
+    task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any
+) -> None:
+    with _started_lock:
+        began = _started.pop(task_id or "", None)
+    if began is not None and task is not None:
+        TASK_DURATION.labels(task.name, state or "UNKNOWN").observe(time.perf_counter() - began)
+
+
+def install_task_timing() -> None:
+    """Time every task this process runs (Celery's ``task_prerun``/``task_postrun``).
+
+    Idempotent. In a prefork worker the signals fire in the child processes, whose metrics
+    the parent's ``/metrics`` cannot see: run ``--pool solo`` or ``threads`` per process.
+    """
+    from celery import signals
+
+    signals.task_prerun.connect(_task_prerun, weak=False, dispatch_uid="memwarden-prerun")
+    signals.task_postrun.connect(_task_postrun, weak=False, dispatch_uid="memwarden-postrun")
+
+
+def serve(port: int) -> WSGIServer | None:
+    """Serve ``/metrics`` on ``port`` in a daemon thread (None when ``port`` is 0: off)."""
+    if not port:
+        return None
+    server, _thread = start_http_server(port)
+    log.info("metrics on :%d/metrics", port)
+    return server
+
+
+@all_tenants("backlog gauges count the outbox of every tenant")
+def sample_outbox(engine: Engine) -> None:
+    """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
+    from memwarden_shared.config import get_settings
+
+    with unit_of_work(engine) as uow:
+        pending = backlog(uow.conn)
+        oldest = oldest_unsent_at(uow.conn)
+        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
+    for state in ("unsent", "in_flight", "overdue", "dead_letters"):
+        DELIVERY.labels(state).set(getattr(health, state))
+    OUTBOX_BACKLOG.set(pending)
+    OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
+
+
+@all_tenants("stuck-work gauges count every tenant")
+def sample_stuck_work(engine: Engine) -> None:
+    """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
+    from memwarden_shared.observe.health import unindexed_versions
+    from memwarden_shared.state.candidates import undecided_count
+
+    with unit_of_work(engine) as uow:
+        STUCK_WORK.labels("undecided_candidates").set(undecided_count(uow.conn))
+        STUCK_WORK.labels("current_without_vector").set(
+            len(unindexed_versions(uow.conn, limit=UNINDEXED_CAP))
+        )
+
+
+def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
+    """Set one depth gauge per stage; ``llen`` returns the list lengths of the given keys.
+
+    Celery's Redis transport keeps a queue as a list named after it (the list KEDA reads);
+    messages a worker has taken but not acknowledged are not in it.
+    """
+    from memwarden_shared.delivery.celery_app import (
+        Stage,  # the Celery app is built on import; relays only
+    )
+
+    queues = [stage.value for stage in Stage]
+    for queue, depth in zip(queues, llen(queues), strict=True):
+        QUEUE_DEPTH.labels(queue).set(depth)
+
+
+def redis_llen(broker_url: str, timeout: float = 5.0) -> Callable[[list[str]], list[int]] | None:
+    """A list-length reader for a Redis broker, or None for any other transport."""
+    if broker_url.split("://", 1)[0] not in ("redis", "rediss"):
+        return None
+    import redis
+
+    client = redis.Redis.from_url(
+        broker_url, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
+
+    def llen(keys: list[str]) -> list[int]:
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            pipe.llen(key)
+        return [int(n) for n in pipe.execute()]
+
+    return llen
+
+
+class RelaySampler:
+    """Called by the relay after each successful round; samples gauges every few seconds."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        llen: Callable[[list[str]], list[int]] | None,
+        *,
+        every: float = SAMPLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.llen = llen
+        self.every = every
+        self.clock = clock
+        self._next = 0.0
+        # the stuck-work counts join whole tables: once a minute, not every few seconds
+        self.slow_every = max(every, SLOW_SAMPLE_SECONDS)
+        self._next_slow = 0.0
+
+    def __call__(self, moved: int) -> None:
+        RELAY_EVENTS.inc(moved)
+        RELAY_LAST_ROUND.set_to_current_time()
+        now = self.clock()
+        if now < self._next:
+            return
+        self._next = now + self.every
+        try:
+            sample_outbox(self.engine)
+            if self.llen is not None:
+                sample_queue_depths(self.llen)
+            if now >= self._next_slow:
+                self._next_slow = now + self.slow_every
+                sample_stuck_work(self.engine)
+        except Exception:  # a gauge must never stop the relay; the next sample retries
+            log.warning("metrics sample failed", exc_info=True)
+
+
+CONSUMER_EVENTS = Counter(
+    "memwarden_consumer_events",
+    "Events a stage's consumer saw, by outcome: processed, duplicate, held, dead_letter",
+    ["stage", "outcome"],
+)
+CONSUMER_RETRIES = Counter(
+    "memwarden_consumer_retries",
+    "Batches a stage rolled back and retried after a transient error",
+    ["stage"],
+)
+DEAD_LETTERS = Counter(
+    "memwarden_dead_letters", "Events a stage set aside as dead letters", ["stage"]
+)
+CONSUMER_BATCH = Histogram(
+    "memwarden_consumer_batch_seconds",
+    "Wall time of one consumer batch (one transaction, retries included)",
+    ["stage"],
+    buckets=_TASK_BUCKETS,
+)
+DELIVERY = Gauge(
+    "memwarden_delivery",
+    "Delivery health sampled by the relay: unsent, in_flight, overdue (published, not "
+    "consumed past the redelivery deadline), dead_letters",
+    ["state"],
+)
+
+STUCK_WORK = Gauge(
+    "memwarden_stuck_work",
+    "Work that looks done but is not, sampled by the relay every minute: "
+    "undecided_candidates, current_without_vector (capped at 10,000)",
+    ["kind"],
+)
+
+
+def observe_batch(stage: str, result: Any, seconds: float) -> None:
+    """Count one consumer batch (``shared.consume.ConsumeResult``)."""
+    for outcome, n in (
+        ("processed", result.processed - result.dead),
+        ("duplicate", result.duplicates),
+        ("held", result.held),
+        ("dead_letter", result.dead),
+    ):
+        if n:
+            CONSUMER_EVENTS.labels(stage, outcome).inc(n)
+    CONSUMER_BATCH.labels(stage).observe(seconds)
+
+
+# Per producer (extractor version), seed 002's metrics: acceptance, quarantine and conflict
+# rates are ratios of these counters (docs/operations.md has the PromQL), e.g. quarantine:
+#   sum by (extractor_version) (rate(memwarden_producer_decisions_total{decision="QUARANTINE"}[5m]))
+#     / sum by (extractor_version) (rate(memwarden_producer_decisions_total[15m]))
+PRODUCER_DECISIONS = Counter(
+    "memwarden_producer_decisions",
+    "Gate decisions per extractor version (the proposal's producer)",
+    ["extractor_version", "decision"],
+)
+PRODUCER_RATE = Gauge(
+    "memwarden_producer_rate",
+    "Share of an extractor version's decisions in the canary monitor's window: acceptance "
+    "(COMMIT, NOOP), quarantine, conflict (CONFLICT, CONFIRM_REPLACE), reject, "
+    "needs_confirmation; set by the extractor stage while a canary runs",
+    ["extractor_version", "rate"],
+)
+CANARY_ROLLBACKS = Counter(
+    "memwarden_canary_rollbacks", "Canary extractor versions rolled back by the monitor"
+)
+HOLDS_PLACED = Counter(
+    "memwarden_review_holds_placed",
+    "Scopes switched to review: write_rate_anomaly (subject, session, producer) or "
+    "extractor_rolled_back",
+    ["reason", "kind"],
+)
+# External submitters name their own extractor version: the label set is capped per process.
+MAX_PRODUCER_LABELS = 50
+_producers: set[str] = set()
+_VERSION_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}")
+
+
+def producer_label(version: str) -> str:
+    """The label an extractor version is counted under ("other" past the cap)."""
+    if version in _producers:
+        return version
+    if len(_producers) >= MAX_PRODUCER_LABELS or not _VERSION_LABEL.fullmatch(version):
+        return "other"
+    _producers.add(version)
+    return version
+
+
+def record_producer_decision(version: str, decision: str) -> None:
+    PRODUCER_DECISIONS.labels(producer_label(version), decision).inc()
