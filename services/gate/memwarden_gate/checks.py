@@ -35,6 +35,7 @@ from memwarden_shared.text.classifier import (
     named_project,
     note_may_stand,
 )
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import prefiltered
 from memwarden_shared.text.segmenter import is_complete_utterance
 
@@ -204,7 +205,7 @@ def _project_scope_review(p: MemoryProposal, span: str) -> str | None:
         return None
     if p.scope.kind != ScopeKind.PROJECT:
         return "project_scope_required"
-    if project.casefold() not in p.scope.key.casefold():
+    if fold_text(project, Level.SPACE) not in fold_text(p.scope.key, Level.SPACE):
         return "project_scope_mismatch"
     return None
 

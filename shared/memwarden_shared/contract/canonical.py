@@ -11,7 +11,7 @@ from typing import Any
 
 import rfc8785
 
-from memwarden_shared.text.textfold import suppression_form
+from memwarden_shared.text.fold import suppression_form
 
 IDENTITY_SCHEMA = 1
 
@@ -191,7 +191,8 @@ def payload_hash(
 
 
 def normalized_content_hash(text: str) -> str:
-    """Suppression hash (SPEC §8, seed 004) of :func:`shared.textfold.suppression_form`:
+    """Suppression hash (SPEC §8, seed 004) of :func:`memwarden_shared.text.fold.suppression_form`
+    (the stored hashes stay valid: its recipe is pinned by tests/test_fold.py):
     folded (NFKC, invisible characters, homoglyphs, traditional Chinese), lower-case,
     politeness words dropped, numerals as digits, whitespace and punctuation removed.
 

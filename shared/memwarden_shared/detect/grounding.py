@@ -27,16 +27,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from functools import lru_cache
 
-from memwarden_shared.contract.registry import KeySpec, fold
+from memwarden_shared.contract.registry import KeySpec
 from memwarden_shared.text.classifier import Feature, classify
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import parse_dated, when_in, without
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import Prefiltered, any_may_match, prefiltered
 from memwarden_shared.text.reltime import find_relative_times, has_relative_time, rendered_dates
-from memwarden_shared.text.textfold import to_simplified
 
 VALUE_NOT_GROUNDED = "value_not_grounded"
 RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"
@@ -91,9 +90,8 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 
 def _fold(text: str) -> str:
-    if text.isascii():  # NFKC and simplified Chinese leave ASCII as it is
-        return text.casefold()
-    return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
+    """The level the registry's alias lookup reads too, so a form it knows is a form found."""
+    return fold_text(text, Level.SPACE)
 
 
 def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str] | Prefiltered, ...]:
@@ -191,7 +189,7 @@ def form_pattern(form: str) -> re.Pattern[str]:
 
 def mentions(folded_text: str, form: str) -> bool:
     """True when the folded ``form`` occurs in ``folded_text`` as a whole token sequence."""
-    form = fold(form)
+    form = _fold(form)
     return bool(form) and bool(form_pattern(form).search(folded_text))
 
 
@@ -227,8 +225,8 @@ def _only_rejected(forms: list[str], folded_span: str) -> bool:
     starts = [
         m.start()
         for form in forms
-        if fold(form)
-        for m in form_pattern(fold(form)).finditer(folded_span)
+        if _fold(form)
+        for m in form_pattern(_fold(form)).finditer(folded_span)
     ]
     return bool(starts) and all(_rejected_at(folded_span, at) for at in starts)
 
@@ -245,7 +243,7 @@ def _timezone_grounded(value: str, spec: KeySpec, folded_span: str) -> bool:
     forms.update(spec.surface_forms(canonical))
     tight = re.sub(r"\s*([+\-:/])\s*", r"\1", folded_span.replace("−", "-"))
     for form in filter(None, forms):
-        pattern = form_pattern(fold(form)).pattern + r"(?![+\-]\d)"
+        pattern = form_pattern(_fold(form)).pattern + r"(?![+\-]\d)"
         if re.search(pattern, tight):
             return True
     return False

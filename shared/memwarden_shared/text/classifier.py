@@ -18,10 +18,10 @@ from enum import StrEnum
 
 from memwarden_shared.text import classifier_cues as cues
 from memwarden_shared.text.batch_memo import per_batch
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import Prefiltered, prefiltered
 from memwarden_shared.text.reltime import Granularity, find_relative_times
 from memwarden_shared.text.segmenter import split_sentences
-from memwarden_shared.text.textfold import folded_text
 
 
 class Feature(StrEnum):
@@ -197,15 +197,6 @@ _CLOSERS = "\"'”’)]}）】」』》 \t"
 _FUTURE_PROBE = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # a Wednesday; see _points_ahead
 
 
-def fold_text(text: str) -> str:
-    """:func:`shared.textfold.folded_text` (NFKC, invisible and bidi characters, homoglyphs,
-    traditional Chinese), case-folded, straight apostrophes, single spaces: the form cues are
-    written for."""
-    folded = folded_text(text).casefold()
-    folded = folded.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    return " ".join(folded.split())
-
-
 def strip_discourse(text: str) -> int:
     """Length of the leading filler of ``text`` ("Actually, ", "No, ", "对了" + comma)."""
     m = _DISCOURSE_LEAD.match(text)
@@ -328,7 +319,7 @@ def _reported_label(raw: str) -> bool:
         return False  # "https://…" is no label
     irc, latin, cjk = m.groups()
     label_raw = re.sub(r"\s*\([^()]*\)$", "", (irc or latin or cjk).strip())  # "Bob (Slack)"
-    label = fold_text(label_raw)
+    label = fold_text(label_raw, Level.SPACE)
     if _LABEL_ATTRIBUTION.search(label) or _REPORTED.search(label):
         return True  # "Dan said", "my manager", "老板说"
     if _SELF_LABEL.search(label) or _EXPLICIT_LEAD.match(label) or label.startswith("my "):
@@ -355,7 +346,7 @@ def states_choice_over(sentence: str) -> bool:
     owner's own words may be kept as a ``preference.note`` where no narrower key fits, even
     without a remember-instruction (extractor and gate both ask this).
     """
-    return bool(_CHOICE_OVER.search(fold_text(sentence).strip()))
+    return bool(_CHOICE_OVER.search(fold_text(sentence, Level.SPACE).strip()))
 
 
 def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
@@ -364,7 +355,7 @@ def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
     or gives a standing rule for their own work ("Use Podman for my projects")."""
     if features.has(Feature.EXPLICIT_INSTRUCTION):
         return True
-    body = fold_text(sentence[claim_offset(sentence) :])
+    body = fold_text(sentence[claim_offset(sentence) :], Level.SPACE)
     return features.has(Feature.FIRST_PERSON_DURABLE) and (
         states_choice_over(sentence) or bool(_STANDING_CHOICE.search(body))
     )
@@ -383,11 +374,12 @@ def classify(sentence: str) -> SentenceFeatures:
     ``RELATIVE_TIME`` only reports that a relative date is present; it does not make the
     sentence non-durable (the extractor normalises it, the gate checks the value).
     """
-    folded = fold_text(sentence)
+    folded = fold_text(sentence, Level.SPACE)
     discourse_free = folded[strip_discourse(folded) :]
     offset = claim_offset(sentence)
     raw_body = sentence[offset:]
-    body = folded if offset == 0 else fold_text(raw_body)  # most claims start the sentence
+    # most claims start the sentence
+    body = folded if offset == 0 else fold_text(raw_body, Level.SPACE)
     found = _durability_features(folded, body, raw_body)
 
     request = bool(_REQUEST.search(folded))
@@ -432,7 +424,7 @@ def _in_pasted_block(text: str, start: int) -> bool:
     lines = text[: _line_start(text, start)].splitlines()
     if sum(1 for line in lines if _FENCE.match(line)) % 2 == 1:
         return True
-    return any(_FORWARD_MARKER.search(fold_text(line)) for line in lines)
+    return any(_FORWARD_MARKER.search(fold_text(line, Level.SPACE)) for line in lines)
 
 
 def _frame_features(frame: str, closed: bool) -> set[Feature]:
@@ -445,7 +437,7 @@ def _frame_features(frame: str, closed: bool) -> set[Feature]:
     if closed:
         return set()
     features = classify(frame)
-    open_end = bool(_OPEN_FRAME_END.search(fold_text(frame)))
+    open_end = bool(_OPEN_FRAME_END.search(fold_text(frame, Level.SPACE)))
     conditional = features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)
     if not open_end and not conditional:
         return set()
@@ -465,7 +457,7 @@ def _bare_condition(frame: str) -> bool:
     features = classify(frame)
     if not (features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)):
         return False
-    folded = fold_text(frame)
+    folded = fold_text(frame, Level.SPACE)
     if _ZH_CONDITION_TAIL.search(folded):
         return True
     return "," not in folded and len(_SUBJECT_WORD.findall(folded)) < 2 and len(folded.split()) <= 8
@@ -473,7 +465,7 @@ def _bare_condition(frame: str) -> bool:
 
 def _attributes_what_follows(frame: str) -> bool:
     """ "My manager said:", "Here's the doc:", "以下是聊天记录：": the lines after are quoted."""
-    folded = fold_text(frame).rstrip()
+    folded = fold_text(frame, Level.SPACE).rstrip()
     if folded.endswith(":"):
         folded = folded[:-1].rstrip()
     elif _TERMINAL.search(folded) or not _LABEL_ATTRIBUTION.search(folded):
@@ -495,7 +487,7 @@ def _governs_next(frame: str) -> bool:
     attributing frame not closed by a full stop, when it ends in ``, ; :``, or when it is a
     subordinate fragment with no subject of its own even though closed ("Only in meetings.").
     """
-    folded = fold_text(frame)
+    folded = fold_text(frame, Level.SPACE)
     core = _FRAME_PUNCT.sub("", folded).strip()
     if not core or claim_offset(frame) >= len(frame.rstrip(_CLOSERS + ",:;，：；.!?。！？")):
         return False  # all filler or a remember-cue: "Hi!", "Note:", "请记住："
@@ -539,7 +531,9 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     cut_off = before and not _PARAGRAPH_BREAK.search(text[before[-1].end : start])
     if cut_off and _governs_next(before[-1].text):
         found.add(Feature.OPEN_FRAME)  # the claim is the frame's consequent, not its own
-    if _pasted_form(text, start) or any(_ANNOUNCE.search(fold_text(s.text)) for s in before):
+    if _pasted_form(text, start) or any(
+        _ANNOUNCE.search(fold_text(s.text, Level.SPACE)) for s in before
+    ):
         found.add(Feature.REPORTED)  # a pasted profile, or words announced as someone else's
     if any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before):
         found.add(Feature.REPORTED)  # quoted text runs on: an owner's aside after it is lost
@@ -547,12 +541,14 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
         frame = before[i].text
         gap = text[before[i].end : start if i == len(before) - 1 else before[i + 1].start]
         closed = bool(_TERMINAL.search(frame))
-        if _PARAGRAPH_BREAK.search(gap) and not _OPEN_FRAME_END.search(fold_text(frame)):
+        if _PARAGRAPH_BREAK.search(gap) and not _OPEN_FRAME_END.search(
+            fold_text(frame, Level.SPACE)
+        ):
             break
         found |= _frame_features(frame, closed)
         if closed and i == len(before) - 1 and _bare_condition(frame):
             found.add(Feature.HYPOTHETICAL)
-        if closed or not _OPEN_FRAME_END.search(fold_text(frame)):
+        if closed or not _OPEN_FRAME_END.search(fold_text(frame, Level.SPACE)):
             break  # only a chain of open frames reaches further back
     return frozenset(found)
 
@@ -570,7 +566,7 @@ def classify_span(text: str, start: int, end: int) -> SentenceFeatures:
 def named_project(sentence: str) -> str | None:
     """The one project a sentence scopes its claim to ("For the atlas project …", "在 atlas
     项目里…"), or None for none or a general one ("for all my projects")."""
-    folded = fold_text(sentence)
+    folded = fold_text(sentence, Level.SPACE)
     for pattern in _PROJECT:
         for m in pattern.finditer(folded):
             name = m.group("name").strip()

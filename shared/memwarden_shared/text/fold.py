@@ -1,23 +1,35 @@
-"""Fold text once, in one place, remembering where each folded character came from. Pure.
+"""The one text fold, with named levels, remembering where each folded character came from.
+Pure.
 
-Every check that reads chat text (secrets, sensitive content, the classifier, suppression)
-matches on ``fold(text).text`` so that look-alike spellings cannot slip past it:
+Every check that compares chat text with something (secrets, sensitive content, the
+classifier, grounding, registry aliases, language names, recall, curate, suppression) folds
+with :func:`fold_text` or :func:`fold` at one :class:`Level`, so two checks that must agree
+(the registry's alias lookup and grounding, say) cannot drift apart. Each level folds
+everything the one before it does, and more:
 
-1. invisible characters (zero-width, soft hyphen, word joiner) and bidi controls are
-   dropped, and :class:`FoldFlag` records that they were there;
-2. each character is NFKC-normalised (full-width ``ｐａｓｓ`` -> ``pass``, ``①`` -> ``1``);
-3. non-ASCII letters that Unicode lists as confusable with an ASCII letter or digit are
-   reduced to that skeleton (Cyrillic ``а`` in ``pаssword`` -> ``a``), from the
-   ``confusable_homoglyphs`` copy of Unicode's confusables.txt;
-4. traditional Chinese is mapped to simplified with OpenCC's ``t2s`` tables
-   (``討厭`` -> ``讨厌``, ``密碼`` -> ``密码``).
-
-Case is kept: token formats depend on it; callers casefold when they need to.
+``EXACT``  the text as written;
+``WIDTH``  each character NFKC-normalised (full-width ``ｐａｓｓ`` -> ``pass``, ``①`` -> ``1``)
+           and invisible characters (zero-width, soft hyphen, word joiner) and bidi controls
+           dropped; :class:`FoldFlag` records what was dropped;
+``SCRIPT`` non-ASCII letters Unicode lists as confusable with an ASCII letter or digit reduced
+           to that skeleton (Cyrillic ``а`` in ``pаssword`` -> ``a``, from the
+           ``confusable_homoglyphs`` copy of Unicode's confusables.txt), and traditional
+           Chinese mapped to simplified with OpenCC's ``t2s`` tables (``討厭`` -> ``讨厌``).
+           Case is kept: token formats depend on it (the secret detectors read this level);
+``CASE``   case-folded, typographic quotes straightened (``’`` -> ``'``, ``“`` -> ``"``);
+``SPACE``  every run of whitespace one space, none at either end: the form cue patterns,
+           grounding, alias and language-name lookups and recall read;
+``KEY``    letters and digits only (whitespace, punctuation, symbols and ``_`` removed).
 
 ``Folded.origin[i]`` is the index in the ORIGINAL text of folded character ``i``, so a
-finding in folded text maps back with :meth:`Folded.span` and masks the right original
-characters. :func:`suppression_form` goes further (case, punctuation, politeness words,
-numerals) for the forget hash, where no offsets are needed.
+finding in folded text maps back with :meth:`Folded.span`. :func:`suppression_form` builds
+the forget hash's text on ``CASE`` (politeness words dropped, numerals as digits) and ends
+at ``KEY``.
+
+NFKC is applied per code point, not to the whole string: the index map stays exact, and a
+decomposed accent (``e`` + U+0301) stays two characters instead of composing. Every client
+we know sends composed (NFC) text; composing here would also change suppression hashes
+already stored.
 """
 
 from __future__ import annotations
@@ -28,11 +40,23 @@ import unicodedata
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from functools import cache, lru_cache
 from importlib import resources
 
 from opencc import OpenCC
+
+
+class Level(IntEnum):
+    """How much of a spelling a comparison ignores; each level folds all the previous do."""
+
+    EXACT = 0
+    WIDTH = 1
+    SCRIPT = 2
+    CASE = 3
+    SPACE = 4
+    KEY = 5
+
 
 # Invisible characters someone can insert inside a token without changing how it reads.
 INVISIBLE = frozenset(
@@ -44,6 +68,9 @@ BIDI_CONTROLS = frozenset(
     "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c"
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# Typographic quotes a keyboard or a chat client substitutes for the ASCII ones.
+_QUOTES = {"’": "'", "‘": "'", "“": '"', "”": '"'}
+_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
 class FoldFlag(StrEnum):
@@ -68,9 +95,43 @@ class Folded:
         """Map a non-empty folded span ``[start, end)`` to the original text."""
         return self.origin[start], self.origin[end - 1] + 1
 
-    def to_original_offset(self, i: int) -> int:
-        """The original offset of folded offset ``i`` (``len(text)`` maps to the original end)."""
-        return self.origin[i] if i < len(self.origin) else self.original_length
+
+def fold_text(text: str, level: Level) -> str:
+    """``text`` folded to ``level`` (see the module doc); the string only, no index map."""
+    if level <= Level.SCRIPT:
+        return text if level == Level.EXACT else fold(text, level).text
+    folded = fold(text, Level.SCRIPT).text.casefold()
+    if not folded.isascii():
+        for curly, straight in _QUOTES.items():
+            folded = folded.replace(curly, straight)
+    if level == Level.CASE:
+        return folded
+    if level == Level.SPACE:
+        return " ".join(folded.split())
+    return _NOT_CONTENT.sub("", folded)
+
+
+def fold(text: str, level: Level) -> Folded:
+    """``text`` folded to ``level``, with an index back to ``text`` (for masking a finding).
+
+    Short texts are cached at ``WIDTH`` and ``SCRIPT``: the gate folds one sentence for
+    several checks.
+    """
+    if level == Level.EXACT:
+        return Folded(text, range(len(text)), frozenset(), len(text))
+    if level > Level.SCRIPT:
+        return _fold_above_script(fold(text, Level.SCRIPT), level)
+    return _fold_cached(text, level) if len(text) <= _CACHED_LENGTH else _fold(text, level)
+
+
+# Sentences repeat across checks; whole messages (up to MAX_TEXT_CHARS) are folded once and
+# must not be kept, or a replay of long turns would hold thousands of them in memory.
+_CACHED_LENGTH = 2_000
+
+
+@lru_cache(maxsize=256)  # a batch re-folds the same sentences; more would only hold memory
+def _fold_cached(text: str, level: Level) -> Folded:
+    return _fold(text, level)
 
 
 @cache
@@ -113,34 +174,15 @@ def _simplify(out: list[str]) -> bool:
     return changed
 
 
-# Sentences repeat across checks; whole messages (up to MAX_TEXT_CHARS) are folded once and
-# must not be kept, or a replay of long turns would hold thousands of them in memory.
-_CACHED_LENGTH = 2_000
-
-
-def fold(text: str) -> Folded:
-    """Fold ``text`` for matching (see the module doc), keeping an index back to ``text``.
-
-    NFKC is applied per code point rather than to the whole string: it keeps the index map
-    exact, and the only difference (combining sequences) does not occur in ASCII secrets.
-    Short texts are cached: the gate folds one sentence for several checks.
-    """
-    return _fold_cached(text) if len(text) <= _CACHED_LENGTH else _fold(text)
-
-
-@lru_cache(maxsize=256)  # a batch re-folds the same sentences; more would only hold memory
-def _fold_cached(text: str) -> Folded:
-    return _fold(text)
-
-
-@lru_cache(maxsize=8192)  # one entry per distinct character: a text holds few
-def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
-    """Steps 1–3 for one non-ASCII character: what it becomes, and the flag it raises."""
+@lru_cache(maxsize=8192)  # one entry per distinct character and level: a text holds few
+def _fold_char(ch: str, level: Level) -> tuple[str, FoldFlag | None]:
+    """``WIDTH`` (and at ``SCRIPT`` the skeleton) of one non-ASCII character: what it
+    becomes, and the flag it raises."""
     if ch in INVISIBLE:
         return "", FoldFlag.INVISIBLE
     if ch in BIDI_CONTROLS:
         return "", FoldFlag.BIDI
-    skeleton = _skeleton()
+    skeleton = _skeleton() if level >= Level.SCRIPT else {}
     flag = None
     pieces: list[str] = []
     for piece in unicodedata.normalize("NFKC", ch):
@@ -153,7 +195,8 @@ def _fold_char(ch: str) -> tuple[str, FoldFlag | None]:
     return "".join(pieces), flag
 
 
-def _fold(text: str) -> Folded:
+def _fold(text: str, level: Level) -> Folded:
+    """``WIDTH`` or ``SCRIPT``."""
     if text.isascii():  # nothing to fold: the common case, kept cheap
         return Folded(text, range(len(text)), frozenset(), len(text))
     out: list[str] = []
@@ -165,7 +208,7 @@ def _fold(text: str) -> Folded:
             out.append(ch)
             origin.append(i)
             continue
-        folded, flag = fold_char(ch)
+        folded, flag = fold_char(ch, level)
         if flag is not None:
             flags.add(flag)
         if folded == ch:  # most characters (CJK among them) stay as they are
@@ -175,22 +218,31 @@ def _fold(text: str) -> Folded:
         for piece in folded:
             out.append(piece)
             origin.append(i)
-    if _CJK.search("".join(out)) and _simplify(out):
+    if level >= Level.SCRIPT and _CJK.search("".join(out)) and _simplify(out):
         flags.add(FoldFlag.TRADITIONAL)
     return Folded("".join(out), array("i", origin), frozenset(flags), len(text))
 
 
-def to_simplified(text: str) -> str:
-    """Traditional Chinese (Taiwan, Hong Kong) -> simplified, with OpenCC's maintained tables,
-    and nothing else (grounding compares values with evidence in this form)."""
-    if text.isascii():
-        return text
-    return str(_t2s().convert(text))
-
-
-def folded_text(text: str) -> str:
-    """Just the folded string, for checks that need no offsets (classifier, sensitive)."""
-    return fold(text).text
+def _fold_above_script(script: Folded, level: Level) -> Folded:
+    """``CASE``, ``SPACE`` or ``KEY`` from ``SCRIPT``, character by character so that each
+    folded character keeps its origin (:func:`fold_text` is the fast path to the string)."""
+    out: list[str] = []
+    origin: list[int] = []
+    for ch, i in zip(script.text, script.origin, strict=True):
+        for piece in ch.casefold():
+            piece = _QUOTES.get(piece, piece)
+            if level == Level.KEY and not piece.isalnum():
+                continue
+            if level == Level.SPACE and piece.isspace():
+                if not out or out[-1] == " ":
+                    continue
+                piece = " "
+            out.append(piece)
+            origin.append(i)
+    if level == Level.SPACE and out and out[-1] == " ":
+        out.pop()
+        origin.pop()
+    return Folded("".join(out), array("i", origin), script.flags, script.original_length)
 
 
 # ---------------------------------------------------------------- suppression (forget) form
@@ -209,7 +261,6 @@ _EN_WORDS = ("zero one two three four five six seven eight nine ten eleven twelv
              "fourteen fifteen sixteen seventeen eighteen nineteen twenty")  # fmt: skip
 _EN_NUMBERS = {w: str(n) for n, w in enumerate(_EN_WORDS.split(" "))}
 _EN_NUMBER = re.compile(r"\b(?:" + "|".join(_EN_NUMBERS) + r")\b")
-_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
 def zh_numeral_value(numeral: str) -> int:
@@ -230,14 +281,14 @@ def zh_numeral_value(numeral: str) -> int:
 
 
 def suppression_form(text: str) -> str:
-    """The text a forget hash is taken of: folded, case-folded, politeness words dropped,
-    numerals written in digits (``三`` == ``three`` == ``3``), punctuation and space removed.
+    """The text a forget hash is taken of: ``text`` at ``CASE``, politeness words dropped,
+    numerals written in digits (``三`` == ``three`` == ``3``), then at ``KEY``.
 
     It matches the same claim restated with a homoglyph, in traditional characters, with a
-    trailing ", please" or with another numeral form; it does not match paraphrases.
+    trailing ", please" or with another numeral form; it does not match paraphrases. Built
+    on ``CASE``, not ``SPACE``: whitespace runs stay as the hashes already stored saw them.
     """
-    s = folded_text(text).casefold()
-    s = _POLITE.sub(" ", s)
+    s = _POLITE.sub(" ", fold_text(text, Level.CASE))
     s = _ZH_NUMERAL.sub(lambda m: str(zh_numeral_value(m.group())), s)
     s = _EN_NUMBER.sub(lambda m: _EN_NUMBERS[m.group()], s)
     return _NOT_CONTENT.sub("", s)
