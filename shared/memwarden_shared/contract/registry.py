@@ -116,20 +116,24 @@ class KeySpec:
         if not value.strip():
             return "value_empty"
         kind = self.value["type"]
-        if kind == "enum" and value not in self.value["values"]:
-            return "value_not_in_enum"
-        if kind == "text" and len(value) > int(self.value.get("max_length", 500)):
-            return "value_too_long"
-        if kind == "timezone" and not _TIMEZONE.match(value.strip()):
-            return "value_not_timezone"
-        if kind == "language" and (self.languages is None or not self.languages.resolve(value)):
-            return "value_not_language"
+        if kind == "enum":
+            return None if value in self.value["values"] else "value_not_in_enum"
+        if kind == "text":
+            too_long = len(value) > int(self.value.get("max_length", 500))
+            return "value_too_long" if too_long else None
+        if kind == "timezone":
+            return None if _TIMEZONE.match(value.strip()) else "value_not_timezone"
+        if kind == "language":
+            known = self.languages is not None and self.languages.resolve(value)
+            return None if known else "value_not_language"
         if kind == "dated_text":
-            if len(value) > int(self.value.get("max_length", 300)):
-                return "value_too_long"
-            if parse_dated(value) is None:
-                return "value_not_dated"
+            return self._dated_invalid(value)
         return None
+
+    def _dated_invalid(self, value: str) -> str | None:
+        if len(value) > int(self.value.get("max_length", 300)):
+            return "value_too_long"
+        return None if parse_dated(value) is not None else "value_not_dated"
 
 
 @dataclass(frozen=True)

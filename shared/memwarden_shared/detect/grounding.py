@@ -344,23 +344,41 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return _language_ungrounded(value, span, spec, folded_span)
     if kind == "dated_text":
         return _dated_ungrounded(value, span, spec, anchor)
-    if kind in ("enum", "timezone"):
-        grounded = (
-            _any_form(spec.surface_forms(value), folded_span)
-            if kind == "enum"
-            else _timezone_grounded(value, spec, folded_span)
-        )
-        if not grounded:
+    if kind == "enum":
+        return _enum_ungrounded(value, span, spec, folded_span)
+    if kind == "timezone":
+        if not _timezone_grounded(value, spec, folded_span):
             return VALUE_NOT_GROUNDED
-        if kind == "enum" and _only_rejected(spec.surface_forms(value), folded_span):
-            return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
-        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+        return _choice_qualifier_dropped(value, span)
+    return _text_ungrounded(value, span, spec, anchor, folded_span)
+
+
+def _choice_qualifier_dropped(value: str, span: str) -> str | None:
+    """A chosen name keeps every restriction the sentence puts on the choice."""
+    return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+
+
+def _enum_ungrounded(value: str, span: str, spec: KeySpec, folded_span: str) -> str | None:
+    """One of the value's surface forms is said, and not only as the alternative turned down."""
+    forms = spec.surface_forms(value)
+    if not _any_form(forms, folded_span):
+        return VALUE_NOT_GROUNDED
+    if _only_rejected(forms, folded_span):
+        return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
+    return _choice_qualifier_dropped(value, span)
+
+
+def _text_ungrounded(
+    value: str, span: str, spec: KeySpec, anchor: dt.datetime, folded_span: str
+) -> str | None:
+    """Free text: a registry name said as such, or content words said in order with the
+    sentence's negation and qualifiers kept."""
     canonical = spec.canonical(value)
     if canonical is not None and _only_rejected(spec.surface_forms(canonical), folded_span):
         return VALUE_NOT_GROUNDED  # "I moved from Vim to Emacs" grounds emacs, never vim
     if _alias_grounded(value, spec, folded_span):
         # "vim" by "Vim", "neovim" by "nvim": a name, restricted like an enum choice
-        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+        return _choice_qualifier_dropped(value, span)
     if not _text_grounded(value, span, spec, anchor):
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):
