@@ -98,9 +98,29 @@ class Folded:
 
 def fold_text(text: str, level: Level) -> str:
     """``text`` folded to ``level`` (see the module doc); the string only, no index map."""
+    if level == Level.EXACT:
+        return text
+    if len(text) <= _SHORT:
+        return _fold_short(text, level)
+    return _fold_text(text, level)
+
+
+# Registry forms, language names and tool names are folded for every sentence they are
+# looked for in: a few thousand short strings, kept apart from the sentence cache below.
+_SHORT = 64
+
+
+@lru_cache(maxsize=8192)
+def _fold_short(text: str, level: Level) -> str:
+    return _fold_text(text, level)
+
+
+def _fold_text(text: str, level: Level) -> str:
+    # ASCII is its own WIDTH and SCRIPT fold: NFKC, the skeleton and t2s leave it as it is
+    script = text if text.isascii() else fold(text, min(level, Level.SCRIPT)).text
     if level <= Level.SCRIPT:
-        return text if level == Level.EXACT else fold(text, level).text
-    folded = fold(text, Level.SCRIPT).text.casefold()
+        return script
+    folded = script.casefold()
     if not folded.isascii():
         for curly, straight in _QUOTES.items():
             folded = folded.replace(curly, straight)
