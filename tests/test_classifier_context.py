@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memwarden_shared.text.classifier import Feature, classify, classify_span, named_project
-from memwarden_shared.text.textfold import to_simplified
+from memwarden_shared.text.fold import Level, fold_text
 
 F = Feature
 
@@ -28,9 +28,11 @@ def features_of_last(text: str) -> set[Feature]:
 # --------------------------------------------------------------------------- folding
 
 
-def test_to_simplified__folds_traditional_and_leaves_the_rest() -> None:
-    assert to_simplified("我討厭深色模式，並非 vim 用戶") == "我讨厌深色模式，并非 vim 用户"
-    assert to_simplified("I prefer pnpm.") == "I prefer pnpm."
+def test_fold_script__folds_traditional_and_leaves_the_rest() -> None:
+    # SCRIPT includes WIDTH: the full-width comma is NFKC-folded too
+    folded = fold_text("我討厭深色模式，並非 vim 用戶", Level.SCRIPT)
+    assert folded == "我讨厌深色模式,并非 vim 用户"
+    assert fold_text("I prefer pnpm.", Level.SCRIPT) == "I prefer pnpm."
 
 
 # --------------------------------------------------------------------------- negation / dislike

@@ -121,7 +121,7 @@ def test_recall__a_remote_embedder_over_another_embedders_index_refuses_until_re
 ) -> None:
     say(store, tenant, "I use yarn for every project.")
     say(store, tenant, "My timezone is Europe/Berlin.")
-    assert _indexed_by(store, tenant) == {"hashed-ngram-v1-256"}
+    assert _indexed_by(store, tenant) == {"hashed-ngram-v2-256"}
     remote = adapter(fake)
     with pytest.raises(EmbedderMismatch, match="run `memwarden reindex`"):
         recall(tenant, "u1", "JS tooling", engine=store, embedder=remote)

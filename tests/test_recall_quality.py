@@ -54,7 +54,7 @@ def test_eval_recall__reports_the_default_ranking_on_the_breadth_set(tmp_path: P
     out = tmp_path / "report.json"
     assert main(["eval-recall", str(QUERY_SET), "--report", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert report["embedder"] == "hashed-ngram-v1-256"
+    assert report["embedder"] == "hashed-ngram-v2-256"
     assert set(report["by_lang"]) == {"en", "zh", "mixed"}
     _well_formed(report, 157)
 

@@ -23,7 +23,7 @@ from memwarden_shared.detect.secrets import (
     find_secrets,
     secret_kinds,
 )
-from memwarden_shared.text.textfold import fold
+from memwarden_shared.text.fold import Level, fold
 
 # Tokens are assembled from pieces so that this file itself never trips a secret scanner.
 BODY36 = "4bYxpFcoYiNBytnUH9ACzAHI9IpyVdUkJjQ9"
@@ -320,7 +320,7 @@ def test_cn_resident_id_valid__checks_region_birth_date_and_check_digit(
 
 
 def test_fold__maps_each_folded_character_back_to_its_origin() -> None:
-    folded = fold("a\u200bＢ㎏")
+    folded = fold("a\u200bＢ㎏", Level.SCRIPT)
     assert folded.text == "aBkg"
     assert tuple(folded.origin) == (0, 2, 3, 3)
     assert folded.span(1, 4) == (2, 4)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from collections import defaultdict
 from typing import Any
 
@@ -26,6 +25,7 @@ from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.registry import Registry
 from memwarden_shared.detect.grounding import STOP_WORDS, ungrounded_reason
 from memwarden_shared.text.classifier import Feature, classify
+from memwarden_shared.text.fold import Level, fold_text
 
 REWRITER = "rules-1"
 NEAR = 0.8  # Jaccard of two notes' words above which they say nearly the same
@@ -42,8 +42,8 @@ _CHANGE = re.compile(
 
 def content(value: Any) -> frozenset[str]:
     """Content tokens: Latin words minus function words, numbers, CJK bigrams (a lone
-    character counts itself), after NFKC and case folding."""
-    text = unicodedata.normalize("NFKC", str(value)).casefold().replace("’", "'")
+    character counts itself), of the value folded at ``SPACE``."""
+    text = fold_text(str(value), Level.SPACE)
     tokens = {t for t in _LATIN.findall(text) if t not in STOP_WORDS}
     for run in _CJK.findall(text):
         run = "".join(ch for ch in run if ch not in _CJK_STOP) or run
@@ -52,7 +52,7 @@ def content(value: Any) -> frozenset[str]:
 
 
 def _numbers(value: Any) -> frozenset[str]:
-    return frozenset(_NUMBER.findall(unicodedata.normalize("NFKC", str(value))))
+    return frozenset(_NUMBER.findall(fold_text(str(value), Level.WIDTH)))
 
 
 def _negated(value: Any) -> bool:
@@ -140,7 +140,7 @@ def _rewrite_group(
 def _shape(value: Any) -> frozenset[str]:
     """What near-duplicates share: Latin words and CJK characters, without numbers (a
     number that differs makes a conflict, not a different topic)."""
-    text = unicodedata.normalize("NFKC", str(value)).casefold()
+    text = fold_text(str(value), Level.SPACE)
     words = {t for t in re.findall(r"[a-z]+", text) if t not in STOP_WORDS}
     chars = {ch for run in _CJK.findall(text) for ch in run if ch not in _CJK_STOP}
     return frozenset(words | chars)
@@ -161,7 +161,7 @@ def _settle(
     disagreements: list[dict[str, Any]],
 ) -> None:
     values = [m["value"] for m in cluster]
-    folded = [unicodedata.normalize("NFKC", str(v)).casefold() for v in values]
+    folded = [fold_text(str(v), Level.SPACE) for v in values]
     chain = any(_CHANGE.search(v) for v in folded)
     conflict = len({_negated(v) for v in values}) > 1 or len({_numbers(v) for v in values}) > 1
     if chain or conflict:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from memwarden_shared.text.fold import Level, fold_text
+
 # Language names (English), the last word of the phrase.
 EN_LANGUAGES = (
     "english|chinese|mandarin|cantonese|french|german|spanish|portuguese|italian|dutch"
@@ -55,7 +57,7 @@ def language_phrase(raw: str) -> str | None:
     several different ones ("translate English to French" picks neither)."""
     phrases = [m.group(1) for m in _EN_PHRASE.finditer(raw)]
     phrases += [m.group(1) for m in _ZH_PHRASE.finditer(raw)]
-    distinct = {re.sub(r"\s+", " ", p.casefold()) for p in phrases}
+    distinct = {fold_text(p, Level.SPACE) for p in phrases}
     return re.sub(r"\s+", " ", phrases[0]) if len(distinct) == 1 else None
 
 

@@ -18,7 +18,8 @@ from memwarden_extractor.languages import is_language_variant, language_phrase
 from memwarden_extractor.tools import EN_TOOL_VERB, ZH_TOOL_VERB, tool_mention
 from memwarden_shared.contract.registry import KeySpec, Registry
 from memwarden_shared.detect.grounding import form_pattern
-from memwarden_shared.text.classifier import DECISION, fold_text
+from memwarden_shared.text.classifier import DECISION
+from memwarden_shared.text.fold import Level, fold_text
 
 # Fixed schema field order: a proposal's stable_candidate_ordinal is
 # sentence_index * ORDINAL_STRIDE + KEY_ORDER.index(key) (SPEC §4), never model output order.
@@ -169,7 +170,7 @@ class Sentence:
     """One evidence sentence in the forms routers need."""
 
     raw: str  # as written
-    folded: str  # classifier.fold_text(raw)
+    folded: str  # fold_text(raw, Level.SPACE), the form the classifier's cues read
     claim: str  # the claim clause, cue stripped and relative dates normalised
 
 
@@ -418,7 +419,7 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
 
 
 def make_sentence(raw: str, claim: str) -> Sentence:
-    return Sentence(raw=raw, folded=fold_text(raw), claim=claim)
+    return Sentence(raw=raw, folded=fold_text(raw, Level.SPACE), claim=claim)
 
 
 def has_speaker(folded: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 
 from memwarden_extractor.events import event_value
 from memwarden_extractor.routes import (
@@ -129,41 +130,48 @@ def _candidates(
     if event is not None and (features.not_durable or features.has(Feature.NEGATED)):
         return {_EVENT_KEY: event}  # the event is all a plan or a negation may give
     if features.has(Feature.NEGATED):
-        # "I don't eat pork", "请记住，我不吃辣": a diet is the whole claim, negation kept
-        s = make_sentence(sentence, claim)
-        owners = not features.not_durable and has_speaker(s.folded) and claim
-        if owners and route(s, registry).get(_DIET_KEY) == claim:
-            return {_DIET_KEY: claim}
-        # "Remember that I never take calls on Fridays": only the whole claim, negation kept,
-        # as a note; a narrow key would turn "I don't use npm" into npm
-        negated_note = (
-            features.has(Feature.EXPLICIT_INSTRUCTION)
-            and not features.not_durable
-            and not features.has(Feature.GENERAL_FACT)
-            and claim
-        )
-        return {_NOTE_KEY: claim} if negated_note else {}
+        return _negated_candidates(sentence, claim, features, registry)
     if features.not_durable:
         only_one_time = features.features & NOT_DURABLE == {Feature.ONE_TIME}
         return {_SESSION_KEY: claim} if session_task_facts and only_one_time and claim else {}
+    return _durable_candidates(sentence, claim, features, registry, event)
+
+
+def _negated_candidates(
+    sentence: str, claim: str, features: SentenceFeatures, registry: Registry
+) -> dict[str, str]:
+    """A negated sentence proposes its whole claim, negation kept, or nothing."""
+    # "I don't eat pork", "请记住，我不吃辣": a diet is the whole claim, negation kept
+    s = make_sentence(sentence, claim)
+    owners = not features.not_durable and has_speaker(s.folded) and claim
+    if owners and route(s, registry).get(_DIET_KEY) == claim:
+        return {_DIET_KEY: claim}
+    # "Remember that I never take calls on Fridays": only the whole claim, negation kept,
+    # as a note; a narrow key would turn "I don't use npm" into npm
+    negated_note = (
+        features.has(Feature.EXPLICIT_INSTRUCTION)
+        and not features.not_durable
+        and not features.has(Feature.GENERAL_FACT)
+        and claim
+    )
+    return {_NOTE_KEY: claim} if negated_note else {}
+
+
+def _durable_candidates(
+    sentence: str,
+    claim: str,
+    features: SentenceFeatures,
+    registry: Registry,
+    event: str | None,
+) -> dict[str, str]:
+    """The keys a durable, unnegated sentence routes to that its owner may hold; else the
+    remembered event, else the claim as a note where one may stand."""
     s = make_sentence(sentence, claim)
     habit = is_habit_of_speaker(s.folded)
     if not features.explicit and not habit:
         return {}  # an inferred claim must at least be a habit of the speaker
-    # Preference keys need the owner as the one who prefers ("Remember that our CI uses yarn"
-    # is a note, not the owner's package manager); profile keys need the owner mentioned.
-    owner_prefers = features.has(Feature.FIRST_PERSON_DURABLE) or habit
-    instructed = features.has(Feature.EXPLICIT_INSTRUCTION)
-    speaker = has_speaker(s.folded)
-    routed = {
-        key: value
-        for key, value in route(s, registry).items()
-        if owner_prefers
-        or key == "decision.note"
-        or (key in _REPLY_KEYS and instructed)
-        or (key.startswith("profile.") and speaker)
-        or (key == _HOUSEHOLD_KEY and re.search(GROUP_SPEAKER, s.folded))  # "our dog is …"
-    }
+    holds = _owner_may_hold(s.folded, features, habit)
+    routed = {key: value for key, value in route(s, registry).items() if holds(key)}
     if event is not None and not routed:
         return {_EVENT_KEY: event}  # "remember that I submitted the grant application yesterday"
     # "remember that …" about the owner, a choice made over a named other ("I use Podman, not
@@ -172,6 +180,27 @@ def _candidates(
     if not routed and claim and not general and note_may_stand(features, sentence):
         routed[_NOTE_KEY] = claim
     return routed
+
+
+def _owner_may_hold(folded: str, features: SentenceFeatures, habit: bool) -> Callable[[str], bool]:
+    """Whether a routed key is the owner's to hold. Preference keys need the owner as the one
+    who prefers ("Remember that our CI uses yarn" is a note, not the owner's package
+    manager); profile keys need the owner mentioned; reply keys an instruction."""
+    owner_prefers = features.has(Feature.FIRST_PERSON_DURABLE) or habit
+    instructed = features.has(Feature.EXPLICIT_INSTRUCTION)
+    speaker = has_speaker(folded)
+    household = bool(re.search(GROUP_SPEAKER, folded))  # "our dog is …"
+
+    def holds(key: str) -> bool:
+        return (
+            owner_prefers
+            or key == "decision.note"
+            or (key in _REPLY_KEYS and instructed)
+            or (key.startswith("profile.") and speaker)
+            or (key == _HOUSEHOLD_KEY and household)
+        )
+
+    return holds
 
 
 def _proposal(

@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from memwarden_shared.contract.registry import fold
 from memwarden_shared.detect.grounding import form_pattern
+from memwarden_shared.text.fold import Level, fold_text
 
 # key -> canonical tool -> surface forms (folded); the first form is the canonical itself
 TOOLS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -142,7 +142,7 @@ def _tool_forms(key: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
     """(canonical, form, pattern) of ``key``'s tools in the order they are tried (longest
     form first within a tool): the catalogue is fixed, so built once per process."""
     return tuple(
-        (canonical, form, form_pattern(fold(form)))
+        (canonical, form, form_pattern(fold_text(form, Level.SPACE)))
         for canonical, forms in TOOLS[key].items()
         for form in sorted(forms, key=len, reverse=True)
     )
@@ -169,7 +169,7 @@ def _stated_positions(
 
 @cache
 def _raw_pattern(form: str) -> str:
-    return form_pattern(fold(form)).pattern
+    return form_pattern(fold_text(form, Level.SPACE)).pattern
 
 
 def tool_mention(

@@ -20,7 +20,7 @@ from memwarden_shared.contract.models import (
     ScopeKind,
     Source,
 )
-from memwarden_shared.contract.registry import Registry, Sensitivity
+from memwarden_shared.contract.registry import KeySpec, Registry, Sensitivity
 from memwarden_shared.detect.grounding import ungrounded_reason
 from memwarden_shared.detect.secret_mask import MaskedSpan, touches
 from memwarden_shared.detect.secrets import find_secrets, secret_kinds
@@ -35,6 +35,7 @@ from memwarden_shared.text.classifier import (
     named_project,
     note_may_stand,
 )
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import prefiltered
 from memwarden_shared.text.segmenter import is_complete_utterance
 
@@ -204,7 +205,7 @@ def _project_scope_review(p: MemoryProposal, span: str) -> str | None:
         return None
     if p.scope.kind != ScopeKind.PROJECT:
         return "project_scope_required"
-    if project.casefold() not in p.scope.key.casefold():
+    if fold_text(project, Level.SPACE) not in fold_text(p.scope.key, Level.SPACE):
         return "project_scope_mismatch"
     return None
 
@@ -254,44 +255,79 @@ def _check_durability(
     general_note = p.normalized_key in OWNER_NOTE_KEYS and features.has(Feature.GENERAL_FACT)
     a.features = [r for r in features.reasons() if general_note or r != Feature.GENERAL_FACT.value]
     session_fact = _session_task_fact(p, msg)
-    # a session task fact may be one-time or passing ("use npm this time"), never someone
-    # else's words, a question, a hypothesis or sarcasm
-    session_ok = session_fact and not (features.features & NOT_DURABLE - SESSION_TOLERATED)
-    event_ok = _remembered_event(p, features, registry)
-    if features.not_durable or general_note:
-        if event_ok and not general_note:
-            a.passed("dated_event")
-        elif not session_ok or general_note:
-            a.not_durable.append("not_durable")
-            a.not_durable.extend(a.features)
-            return
-        else:
-            a.passed("session_task_fact")
+    if not _durable_enough(p, features, registry, a, session_fact, general_note):
+        return
     spec = registry.get(p.kind.value, p.normalized_key)
     if spec is not None and spec.explicit_only and not note_may_stand(features, span):
         a.reject.append("note_requires_explicit_instruction")
         return
+    a.review.extend(_durability_reviews(p, span, features, spec, session_fact))
+    if not a.review:
+        a.passed("durability")
+
+
+def _durable_enough(
+    p: MemoryProposal,
+    features: SentenceFeatures,
+    registry: Registry,
+    a: Assessment,
+    session_fact: bool,
+    general_note: bool,
+) -> bool:
+    """False, with the reasons recorded, when the sentence is not durable and neither
+    exception holds: a dated event the owner asked to remember, or a session task fact that
+    is only one-time or passing ("use npm this time"), never someone else's words, a
+    question, a hypothesis or sarcasm."""
+    if not features.not_durable and not general_note:
+        return True
+    if not general_note and _remembered_event(p, features, registry):
+        a.passed("dated_event")
+        return True
+    only_passing = not (features.features & NOT_DURABLE - SESSION_TOLERATED)
+    if not general_note and session_fact and only_passing:
+        a.passed("session_task_fact")
+        return True
+    a.not_durable.append("not_durable")
+    a.not_durable.extend(a.features)
+    return False
+
+
+def _durability_reviews(
+    p: MemoryProposal,
+    span: str,
+    features: SentenceFeatures,
+    spec: KeySpec | None,
+    session_fact: bool,
+) -> list[str]:
+    """Why a durable sentence still goes to the owner, in receipt order."""
+    reviews = []
     # A negated sentence is safe only when the value keeps the negation ("I don't eat meat"
     # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
     if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
-        a.review.append("negated")
-    if (
+        reviews.append("negated")
+    if _owner_not_stated(p, span, features, spec):
+        reviews.append("owner_not_stated")
+    # A user's instruction for their own session is explicit for that session.
+    if not features.explicit and not session_fact:
+        reviews.append("inferred")
+    project_review = _project_scope_review(p, span)
+    if project_review:
+        reviews.append(project_review)
+    return reviews
+
+
+def _owner_not_stated(
+    p: MemoryProposal, span: str, features: SentenceFeatures, spec: KeySpec | None
+) -> bool:
+    """A single-valued preference or profile fact whose sentence never names the owner."""
+    return (
         spec is not None
         and not spec.multi_valued
         and p.kind.value in ("preference", "profile")
         and p.normalized_key not in OWNER_IMPLIED_KEYS
         and not features.has(Feature.FIRST_PERSON_DURABLE)
         and not _FIRST_PERSON.search(span)
-    ):
-        a.review.append("owner_not_stated")
-    # A user's instruction for their own session is explicit for that session.
-    if not features.explicit and not session_fact:
-        a.review.append("inferred")
-    project_review = _project_scope_review(p, span)
-    if project_review:
-        a.review.append(project_review)
-    if not a.review:
-        a.passed("durability")
+    )
 
 
 def _remembered_event(p: MemoryProposal, features: SentenceFeatures, registry: Registry) -> bool:

@@ -76,6 +76,45 @@ class Verified:
     memory_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A submission refused before it has a verified id: what its audit row and receipt say.
+    It keeps a hash of the body, never the body (a refused field may hold anything)."""
+
+    index: int  # position in the submitted batch
+    tenant_id: str  # the submission's own tenant when it is a well-formed id, else "unknown"
+    reasons: tuple[str, ...]
+    claimed_id: str | None
+    payload_hash: str | None
+    submission_hash: str
+
+
+def refusal(
+    index: int,
+    body: Any,
+    reasons: list[str],
+    claimed_id: str | None = None,
+    ph: str | None = None,
+) -> Refusal:
+    """The refusal of ``body``; only a well-formed tenant id of it is kept."""
+    tenant = body.get("tenant_id") if isinstance(body, dict) else None
+    return Refusal(
+        index=index,
+        tenant_id=str(tenant) if is_safe_id(tenant) else "unknown",
+        reasons=tuple(reasons),
+        claimed_id=claimed_id,
+        payload_hash=ph,
+        submission_hash=_submission_hash(body),
+    )
+
+
+def _submission_hash(body: Any) -> str:
+    try:
+        return sha256_hex(jcs(body))
+    except Exception:  # not JSON-representable: hash its repr so it is still deduplicated
+        return sha256_hex(repr(body))
+
+
 def fact_key_of(p: MemoryProposal, registry: Registry) -> dict[str, str]:
     spec = registry.get(p.kind.value, p.normalized_key)
     return {
@@ -151,32 +190,15 @@ def log_decision(proposal_id: str, verdict: Verdict) -> None:
     metrics.record_decision(verdict.decision, verdict.reasons)
 
 
-def submission_hash(raw: Any) -> str:
-    try:
-        return sha256_hex(jcs(raw))
-    except Exception:  # not JSON-representable: hash its repr so it is still deduplicated
-        return sha256_hex(repr(raw))
-
-
-def refuse(
-    conn: Connection,
-    raw: Any,
-    reasons: list[str],
-    ctx: GateContext,
-    claimed_id: str | None,
-    ph: str | None,
-) -> Receipt:
+def refuse(conn: Connection, refusal: Refusal, ctx: GateContext) -> Receipt:
     """REJECT a submission that cannot be keyed by a verified id; audited, never stored as a
     proposal (a forged id must not occupy the honest proposal's slot)."""
-    tenant = raw.get("tenant_id") if isinstance(raw, dict) else None
-    # Only a well-formed tenant id is kept: a refused submission's field may be anything.
-    tenant = tenant if is_safe_id(tenant) else "unknown"
     receipt = Receipt(
-        tenant_id=tenant,
-        proposal_id=claimed_id or "",
-        payload_hash=ph or "",
+        tenant_id=refusal.tenant_id,
+        proposal_id=refusal.claimed_id or "",
+        payload_hash=refusal.payload_hash or "",
         decision=Decision.REJECT,
-        reasons=reasons,
+        reasons=list(refusal.reasons),
         checks_passed=[],
         policy_version=ctx.policy_version,
         registry_version=ctx.registry.version,
@@ -191,17 +213,17 @@ def refuse(
         conn,
         rejected_submissions,
         {
-            "tenant_id": tenant,
-            "submission_hash": submission_hash(raw),
-            "claimed_proposal_id": claimed_id,
-            "payload_hash": ph,
+            "tenant_id": refusal.tenant_id,
+            "submission_hash": refusal.submission_hash,
+            "claimed_proposal_id": refusal.claimed_id,
+            "payload_hash": refusal.payload_hash,
             "body": receipt_body(receipt),
             "created_at": ctx.now,
         },
         ["tenant_id", "submission_hash"],
     )
-    log.info("submission refused: %s", ",".join(reasons))
-    metrics.record_decision(Decision.REJECT, reasons)
+    log.info("submission refused: %s", ",".join(refusal.reasons))
+    metrics.record_decision(Decision.REJECT, list(refusal.reasons))
     return receipt
 
 

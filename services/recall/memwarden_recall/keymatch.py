@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from memwarden_shared.contract.registry import Registry, default_registry
+from memwarden_shared.text.fold import Level, fold_text
 
 PHRASE_SHARE = 0.4
 
@@ -45,10 +45,6 @@ _STOP_ZH = frozenset(
 )
 
 
-def fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
 def _stem(word: str) -> str:
     """A crude suffix strip, the same on both sides ("formatted", "formatting" -> "formatt")."""
     if len(word) > 4 and word.endswith("ies"):
@@ -63,7 +59,7 @@ def _stem(word: str) -> str:
 
 def terms(text: str) -> set[str]:
     """The meaning-bearing terms of ``text`` (see the module docstring)."""
-    folded = fold(text)
+    folded = fold_text(text, Level.SPACE)
     out: set[str] = set()
     for word in _LATIN_WORD.findall(folded):
         word = word.strip("-")
@@ -78,7 +74,7 @@ def terms(text: str) -> set[str]:
 
 def _compact(text: str) -> str:
     """Folded with spaces squeezed, for whole-phrase containment."""
-    return " ".join(fold(text).split())
+    return fold_text(text, Level.SPACE)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,13 @@ def _check(case: Any) -> None:
     if not isinstance(case["query"], str) or not case["query"].strip():
         raise ValueError("query must be a non-empty string")
     memories = case["memories"]
+    _check_memories(memories)
+    relevant = case["relevant"]
+    if not relevant or not all(_is_index(i, len(memories)) for i in relevant):
+        raise ValueError("relevant must list indexes into memories")
+
+
+def _check_memories(memories: Any) -> None:
     if not isinstance(memories, list) or not memories:
         raise ValueError("memories must be a non-empty list")
     for m in memories:
@@ -76,11 +83,10 @@ def _check(case: Any) -> None:
             raise ValueError("a memory needs kind and normalized_key strings")
         if "value" not in m:
             raise ValueError("a memory needs a value")
-    relevant = case["relevant"]
-    if not relevant or not all(
-        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(memories) for i in relevant
-    ):
-        raise ValueError("relevant must list indexes into memories")
+
+
+def _is_index(i: Any, count: int) -> bool:
+    return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < count
 
 
 def first_relevant_rank(case: dict[str, Any], embedder: Embedder) -> int | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import rfc8785
 
-from memwarden_shared.text.textfold import suppression_form
+from memwarden_shared.text.fold import suppression_form
 
 IDENTITY_SCHEMA = 1
 
@@ -50,39 +50,51 @@ def _write(obj: Any, out: list[str]) -> None:
         out.append("false")
     elif isinstance(obj, str):
         out.append(_json_string(obj))
-    elif isinstance(obj, bool):
-        out.append("true" if obj else "false")
-    elif isinstance(obj, int):
-        if not -_INT_RANGE <= obj <= _INT_RANGE:
-            raise _NotPlain
-        out.append(str(int(obj)))
-    elif isinstance(obj, float):
-        out.append(es6_number(obj))
+    elif isinstance(obj, (int, float)):
+        out.append(_number(obj))
     elif isinstance(obj, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(obj):
-            if i:
-                out.append(",")
-            _write(item, out)
-        out.append("]")
+        _write_array(obj, out)
     elif isinstance(obj, dict):
-        keys = list(obj)
-        if not all(type(k) is str for k in keys):
-            raise _NotPlain
-        if all(k.isascii() for k in keys):
-            keys.sort()
-        else:
-            keys.sort(key=lambda k: k.encode("utf-16-be", "surrogatepass"))
-        out.append("{")
-        for i, key in enumerate(keys):
-            if i:
-                out.append(",")
-            out.append(_json_string(key))
-            out.append(":")
-            _write(obj[key], out)
-        out.append("}")
+        _write_object(obj, out)
     else:
         raise _NotPlain
+
+
+def _number(obj: float) -> str:
+    if isinstance(obj, bool):
+        return "true" if obj else "false"
+    if isinstance(obj, int):
+        if not -_INT_RANGE <= obj <= _INT_RANGE:
+            raise _NotPlain
+        return str(int(obj))
+    return es6_number(obj)
+
+
+def _write_array(items: list[Any] | tuple[Any, ...], out: list[str]) -> None:
+    out.append("[")
+    for i, item in enumerate(items):
+        if i:
+            out.append(",")
+        _write(item, out)
+    out.append("]")
+
+
+def _write_object(obj: dict[Any, Any], out: list[str]) -> None:
+    keys = list(obj)
+    if not all(type(k) is str for k in keys):
+        raise _NotPlain
+    if all(k.isascii() for k in keys):
+        keys.sort()
+    else:  # RFC 8785 §3.2.3: members sorted by their UTF-16 code units
+        keys.sort(key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+    out.append("{")
+    for i, key in enumerate(keys):
+        if i:
+            out.append(",")
+        out.append(_json_string(key))
+        out.append(":")
+        _write(obj[key], out)
+    out.append("}")
 
 
 def es6_number(f: float) -> str:
@@ -191,7 +203,8 @@ def payload_hash(
 
 
 def normalized_content_hash(text: str) -> str:
-    """Suppression hash (SPEC §8, seed 004) of :func:`shared.textfold.suppression_form`:
+    """Suppression hash (SPEC §8, seed 004) of :func:`memwarden_shared.text.fold.suppression_form`
+    (the stored hashes stay valid: its recipe is pinned by tests/test_fold.py):
     folded (NFKC, invisible characters, homoglyphs, traditional Chinese), lower-case,
     politeness words dropped, numerals as digits, whitespace and punctuation removed.
 

@@ -137,28 +137,34 @@ def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                raise IJsonError(IJsonCode.LONE_SURROGATE)
-        elif isinstance(item, bool) or item is None:
-            continue
-        elif isinstance(item, int):
-            if abs(item) > MAX_SAFE_INTEGER:
-                raise IJsonError(IJsonCode.INTEGER_OUT_OF_RANGE)
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                raise IJsonError(IJsonCode.NON_FINITE_NUMBER)
-        elif isinstance(item, dict | list | tuple):
+        if isinstance(item, dict | list | tuple):
             if depth > max_depth:
                 raise IJsonError(IJsonCode.TOO_DEEP)
-            children: Iterable[Any]
-            if isinstance(item, dict):
-                for key in item:
-                    if not isinstance(key, str):
-                        raise IJsonError(IJsonCode.NON_STRING_KEY)
-                    if _SURROGATE.search(key):
-                        raise IJsonError(IJsonCode.LONE_SURROGATE)
-                children = item.values()
-            else:
-                children = item
-            stack.extend((child, depth + 1) for child in children)
+            stack.extend((child, depth + 1) for child in _children(item))
+        else:
+            _check_scalar(item)
+
+
+def _check_scalar(item: Any) -> None:
+    if isinstance(item, str):
+        if _SURROGATE.search(item):
+            raise IJsonError(IJsonCode.LONE_SURROGATE)
+    elif isinstance(item, bool) or item is None:
+        return
+    elif isinstance(item, int):
+        if abs(item) > MAX_SAFE_INTEGER:
+            raise IJsonError(IJsonCode.INTEGER_OUT_OF_RANGE)
+    elif isinstance(item, float) and not math.isfinite(item):
+        raise IJsonError(IJsonCode.NON_FINITE_NUMBER)
+
+
+def _children(item: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> Iterable[Any]:
+    """The values of an array or of an object whose keys are strings without surrogates."""
+    if not isinstance(item, dict):
+        return item
+    for key in item:
+        if not isinstance(key, str):
+            raise IJsonError(IJsonCode.NON_STRING_KEY)
+        if _SURROGATE.search(key):
+            raise IJsonError(IJsonCode.LONE_SURROGATE)
+    return item.values()

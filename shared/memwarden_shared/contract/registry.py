@@ -15,7 +15,6 @@ import datetime as dt
 import hashlib
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -24,6 +23,7 @@ from typing import Any
 
 from memwarden_shared.contract.registry_file import KeyEntry, RegistryFile
 from memwarden_shared.text.event_dates import event_expiry, parse_dated
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.languages import LanguageTable, Variant, build_table
 
 REGISTRY_PATH = Path(__file__).with_name("registry.json")
@@ -40,11 +40,6 @@ class Sensitivity(StrEnum):
 
 
 FORMS_MEMO_SIZE = 4096
-
-
-def fold(text: str) -> str:
-    """Case- and width-insensitive form used for alias lookups and grounding."""
-    return unicodedata.normalize("NFKC", text).casefold().strip()
 
 
 @dataclass(frozen=True)
@@ -76,7 +71,7 @@ class KeySpec:
         "pt-BR" all have a canonical value."""
         if self.languages is not None:
             return self.languages.canonical(raw) if isinstance(raw, str) else None
-        return self._alias_index.get(fold(raw))
+        return self._alias_index.get(fold_text(raw, Level.SPACE))
 
     def surface_forms(self, canonical_value: str) -> list[str]:
         """Every way ``canonical_value`` may appear in a sentence (itself included)."""
@@ -88,11 +83,11 @@ class KeySpec:
         return list(known)
 
     def _surface_forms(self, canonical_value: str) -> list[str]:
-        forms = {fold(canonical_value)}
+        forms = {fold_text(canonical_value, Level.SPACE)}
         if self.languages is not None:
             tag = self.languages.resolve(canonical_value)
             forms.update(self.languages.forms_of(tag) if tag else ())
-        forms.update(fold(a) for a in self.aliases.get(canonical_value, []))
+        forms.update(fold_text(a, Level.SPACE) for a in self.aliases.get(canonical_value, []))
         return sorted(forms, key=len, reverse=True)
 
     @property
@@ -121,20 +116,24 @@ class KeySpec:
         if not value.strip():
             return "value_empty"
         kind = self.value["type"]
-        if kind == "enum" and value not in self.value["values"]:
-            return "value_not_in_enum"
-        if kind == "text" and len(value) > int(self.value.get("max_length", 500)):
-            return "value_too_long"
-        if kind == "timezone" and not _TIMEZONE.match(value.strip()):
-            return "value_not_timezone"
-        if kind == "language" and (self.languages is None or not self.languages.resolve(value)):
-            return "value_not_language"
+        if kind == "enum":
+            return None if value in self.value["values"] else "value_not_in_enum"
+        if kind == "text":
+            too_long = len(value) > int(self.value.get("max_length", 500))
+            return "value_too_long" if too_long else None
+        if kind == "timezone":
+            return None if _TIMEZONE.match(value.strip()) else "value_not_timezone"
+        if kind == "language":
+            known = self.languages is not None and self.languages.resolve(value)
+            return None if known else "value_not_language"
         if kind == "dated_text":
-            if len(value) > int(self.value.get("max_length", 300)):
-                return "value_too_long"
-            if parse_dated(value) is None:
-                return "value_not_dated"
+            return self._dated_invalid(value)
         return None
+
+    def _dated_invalid(self, value: str) -> str | None:
+        if len(value) > int(self.value.get("max_length", 300)):
+            return "value_too_long"
+        return None if parse_dated(value) is not None else "value_not_dated"
 
 
 @dataclass(frozen=True)
@@ -177,11 +176,11 @@ def spec_of(entry: KeyEntry) -> KeySpec:
         aliases = {canonical: list(forms) for canonical, forms in languages.forms.items()}
     index: dict[str, str] = {}
     for canonical, forms in aliases.items():
-        index[fold(canonical)] = canonical
+        index[fold_text(canonical, Level.SPACE)] = canonical
         for form in forms:
-            index[fold(form)] = canonical
+            index[fold_text(form, Level.SPACE)] = canonical
     for canonical in value.get("values", []):
-        index.setdefault(fold(canonical), canonical)
+        index.setdefault(fold_text(canonical, Level.SPACE), canonical)
     return KeySpec(
         kind=entry.kind.value,
         normalized_key=entry.normalized_key,

@@ -27,16 +27,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from functools import lru_cache
 
-from memwarden_shared.contract.registry import KeySpec, fold
+from memwarden_shared.contract.registry import KeySpec
 from memwarden_shared.text.classifier import Feature, classify
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import parse_dated, when_in, without
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import Prefiltered, any_may_match, prefiltered
 from memwarden_shared.text.reltime import find_relative_times, has_relative_time, rendered_dates
-from memwarden_shared.text.textfold import to_simplified
 
 VALUE_NOT_GROUNDED = "value_not_grounded"
 RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"
@@ -91,9 +90,8 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 
 def _fold(text: str) -> str:
-    if text.isascii():  # NFKC and simplified Chinese leave ASCII as it is
-        return text.casefold()
-    return to_simplified(unicodedata.normalize("NFKC", text)).casefold().replace("’", "'")
+    """The level the registry's alias lookup reads too, so a form it knows is a form found."""
+    return fold_text(text, Level.SPACE)
 
 
 def _qualifiers(*groups: tuple[str, ...]) -> tuple[re.Pattern[str] | Prefiltered, ...]:
@@ -191,7 +189,7 @@ def form_pattern(form: str) -> re.Pattern[str]:
 
 def mentions(folded_text: str, form: str) -> bool:
     """True when the folded ``form`` occurs in ``folded_text`` as a whole token sequence."""
-    form = fold(form)
+    form = _fold(form)
     return bool(form) and bool(form_pattern(form).search(folded_text))
 
 
@@ -227,8 +225,8 @@ def _only_rejected(forms: list[str], folded_span: str) -> bool:
     starts = [
         m.start()
         for form in forms
-        if fold(form)
-        for m in form_pattern(fold(form)).finditer(folded_span)
+        if _fold(form)
+        for m in form_pattern(_fold(form)).finditer(folded_span)
     ]
     return bool(starts) and all(_rejected_at(folded_span, at) for at in starts)
 
@@ -245,7 +243,7 @@ def _timezone_grounded(value: str, spec: KeySpec, folded_span: str) -> bool:
     forms.update(spec.surface_forms(canonical))
     tight = re.sub(r"\s*([+\-:/])\s*", r"\1", folded_span.replace("−", "-"))
     for form in filter(None, forms):
-        pattern = form_pattern(fold(form)).pattern + r"(?![+\-]\d)"
+        pattern = form_pattern(_fold(form)).pattern + r"(?![+\-]\d)"
         if re.search(pattern, tight):
             return True
     return False
@@ -346,23 +344,41 @@ def ungrounded_reason(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
         return _language_ungrounded(value, span, spec, folded_span)
     if kind == "dated_text":
         return _dated_ungrounded(value, span, spec, anchor)
-    if kind in ("enum", "timezone"):
-        grounded = (
-            _any_form(spec.surface_forms(value), folded_span)
-            if kind == "enum"
-            else _timezone_grounded(value, spec, folded_span)
-        )
-        if not grounded:
+    if kind == "enum":
+        return _enum_ungrounded(value, span, spec, folded_span)
+    if kind == "timezone":
+        if not _timezone_grounded(value, spec, folded_span):
             return VALUE_NOT_GROUNDED
-        if kind == "enum" and _only_rejected(spec.surface_forms(value), folded_span):
-            return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
-        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+        return _choice_qualifier_dropped(value, span)
+    return _text_ungrounded(value, span, spec, anchor, folded_span)
+
+
+def _choice_qualifier_dropped(value: str, span: str) -> str | None:
+    """A chosen name keeps every restriction the sentence puts on the choice."""
+    return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+
+
+def _enum_ungrounded(value: str, span: str, spec: KeySpec, folded_span: str) -> str | None:
+    """One of the value's surface forms is said, and not only as the alternative turned down."""
+    forms = spec.surface_forms(value)
+    if not _any_form(forms, folded_span):
+        return VALUE_NOT_GROUNDED
+    if _only_rejected(forms, folded_span):
+        return VALUE_NOT_GROUNDED  # "from npm to pnpm" grounds pnpm, never npm
+    return _choice_qualifier_dropped(value, span)
+
+
+def _text_ungrounded(
+    value: str, span: str, spec: KeySpec, anchor: dt.datetime, folded_span: str
+) -> str | None:
+    """Free text: a registry name said as such, or content words said in order with the
+    sentence's negation and qualifiers kept."""
     canonical = spec.canonical(value)
     if canonical is not None and _only_rejected(spec.surface_forms(canonical), folded_span):
         return VALUE_NOT_GROUNDED  # "I moved from Vim to Emacs" grounds emacs, never vim
     if _alias_grounded(value, spec, folded_span):
         # "vim" by "Vim", "neovim" by "nvim": a name, restricted like an enum choice
-        return QUALIFIER_DROPPED if dropped_qualifier(value, span, free_text=False) else None
+        return _choice_qualifier_dropped(value, span)
     if not _text_grounded(value, span, spec, anchor):
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from memwarden_shared.detect.secret_spoken import announces_value, ends_with_cue, leading_value
 from memwarden_shared.detect.secrets import find_secrets
+from memwarden_shared.text.fold import Level, fold, fold_text
 from memwarden_shared.text.segmenter import split_sentences
-from memwarden_shared.text.textfold import fold
 
 MASK = "*"
 _MAX_PASSES = 3
@@ -72,11 +72,12 @@ def _apply(text: str, spans: list[MaskedSpan]) -> str:
 
 def _announced(text: str, previous: str | None) -> MaskedSpan | None:
     """The value at the start of ``text`` that the previous turn's dangling cue announced."""
-    if not previous or not ends_with_cue(fold(previous).text):
+    if not previous or not ends_with_cue(fold_text(previous, Level.SCRIPT)):
         return None
-    folded = fold(text)
+    folded = fold(text, Level.SCRIPT)
     whole = text.strip()
-    if announces_value(fold(previous).text) and "\n" not in whole and len(whole.split()) <= 8:
+    announced = announces_value(fold_text(previous, Level.SCRIPT))
+    if announced and "\n" not in whole and len(whole.split()) <= 8:
         # "I'll send the passphrase in my next message": the short next turn IS the value.
         start = text.index(whole[0]) if whole else 0
         return MaskedSpan("password", start, start + len(whole)) if whole else None

@@ -1,8 +1,9 @@
 """Checksummed identity and payment numbers in folded text: cards, IBANs, national ids. Pure.
 
 Each finder yields ``(kind, start, end)`` over text already folded by
-:mod:`shared.textfold`. A shape alone never fires: the checksum (or, for US SSNs, the
-issuing rules) must hold too, which is what keeps order numbers and timestamps out.
+:mod:`memwarden_shared.text.fold` (``SCRIPT``). A shape alone never fires: the checksum
+(or, for US SSNs, the issuing rules) must hold too, which is what keeps order numbers and
+timestamps out.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ with no value (``I forgot my password``, ``reset your password``, ``密码强度
 that is prose (``my password is too weak``, ``密码是多少``) does not fire. Id numbers named
 as such (``passport number``, ``护照号``) fire even where no checksum exists to confirm them.
 
-Works on text already folded by :mod:`shared.textfold`; returns folded offsets. Pure.
+Works on text already folded by :mod:`memwarden_shared.text.fold` (``SCRIPT``); returns folded
+offsets. Pure.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ that ends in ``the door code is``) hands the value to whatever comes next: the n
 sentence here, or the next turn of the same session (:func:`ends_with_cue`,
 :func:`leading_value`, used by :mod:`shared.secret_mask`).
 
-Works on text folded by :mod:`shared.textfold`; returns folded offsets. Pure.
+Works on text folded by :mod:`memwarden_shared.text.fold` (``SCRIPT``); returns folded offsets.
+Pure.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Find secrets in chat text so the gate can refuse them (SPEC §5.6). Pure and deterministic.
 
-Layers, all run on text folded by :mod:`shared.textfold` (NFKC, zero-width characters
-dropped) with offsets mapped back to the ORIGINAL text:
+Layers, all run on text folded by :mod:`memwarden_shared.text.fold` at ``SCRIPT`` (NFKC,
+zero-width characters dropped) with offsets mapped back to the ORIGINAL text:
 
 1. Vendor formats. From detect-secrets' plugin ``denylist`` regexes: AWS access key ids and
    quoted AWS secrets, GitHub classic tokens, GitLab tokens (all prefixes), Slack tokens and
@@ -64,7 +64,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from memwarden_shared.detect import secret_catalogue, secret_numbers, secret_phrases, secret_spoken
 from memwarden_shared.text.batch_memo import per_batch
 from memwarden_shared.text.cue_words import CueWords
-from memwarden_shared.text.textfold import fold
+from memwarden_shared.text.fold import Level, fold
 
 
 class SecretKind(StrEnum):
@@ -401,7 +401,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
 
     Never raises on any string input and never copies the secret anywhere.
     """
-    folded = fold(text)
+    folded = fold(text, Level.SCRIPT)
     t = folded.text
     raw = [*_vendor(t), *_jwts(t), *_private_keys(t), *_catalogue(t), *_layers_2_and_3(t)]
     raw += _high_entropy(t, raw)

@@ -21,8 +21,8 @@ import re
 from enum import StrEnum
 
 from memwarden_shared.text.batch_memo import per_batch
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import Prefiltered, prefiltered
-from memwarden_shared.text.textfold import fold
 
 
 class SensitiveCategory(StrEnum):
@@ -307,11 +307,11 @@ _CHECKS: tuple[tuple[SensitiveCategory, tuple[re.Pattern[str] | Prefiltered, ...
 def sensitive_categories(text: str) -> list[SensitiveCategory]:
     """The sorted, unique sensitive categories whose cues occur in ``text``.
 
-    Matches on :func:`shared.textfold.fold` (NFKC, invisible characters dropped, homoglyphs
-    reduced, traditional Chinese simplified), so a health term with a Cyrillic letter or in
-    traditional characters is still seen. Returns ``[]`` for ordinary preferences.
+    Matches on ``fold_text(text, Level.SCRIPT)`` (NFKC, invisible characters dropped,
+    homoglyphs reduced, traditional Chinese simplified), so a health term with a Cyrillic letter
+    or in traditional characters is still seen. Returns ``[]`` for ordinary preferences.
     """
-    folded = fold(text).text
+    folded = fold_text(text, Level.SCRIPT)
     return sorted(
         category for category, patterns in _CHECKS if any(p.search(folded) for p in patterns)
     )

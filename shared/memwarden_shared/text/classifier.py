@@ -18,10 +18,10 @@ from enum import StrEnum
 
 from memwarden_shared.text import classifier_cues as cues
 from memwarden_shared.text.batch_memo import per_batch
+from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.prefilter import Prefiltered, prefiltered
 from memwarden_shared.text.reltime import Granularity, find_relative_times
-from memwarden_shared.text.segmenter import split_sentences
-from memwarden_shared.text.textfold import folded_text
+from memwarden_shared.text.segmenter import Sentence, split_sentences
 
 
 class Feature(StrEnum):
@@ -197,15 +197,6 @@ _CLOSERS = "\"'”’)]}）】」』》 \t"
 _FUTURE_PROBE = dt.datetime(2000, 1, 5, 12, tzinfo=dt.UTC)  # a Wednesday; see _points_ahead
 
 
-def fold_text(text: str) -> str:
-    """:func:`shared.textfold.folded_text` (NFKC, invisible and bidi characters, homoglyphs,
-    traditional Chinese), case-folded, straight apostrophes, single spaces: the form cues are
-    written for."""
-    folded = folded_text(text).casefold()
-    folded = folded.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    return " ".join(folded.split())
-
-
 def strip_discourse(text: str) -> int:
     """Length of the leading filler of ``text`` ("Actually, ", "No, ", "对了" + comma)."""
     m = _DISCOURSE_LEAD.match(text)
@@ -278,30 +269,58 @@ def _points_ahead(sentence: str) -> bool:
 
 
 def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
+    return (
+        _attitude_features(folded)
+        | _timing_features(folded)
+        | _speaker_features(folded, body, raw_body)
+        | _scope_features(body)
+    )
+
+
+def _attitude_features(folded: str) -> set[Feature]:
+    """How the owner holds the claim: negated, hypothetical, unsure, sarcastic, a guess."""
     found: set[Feature] = set()
     if _NEGATED.search(_NEGATION_EXEMPT.sub(" ", folded)):
         found.add(Feature.NEGATED)
-    if _ONE_TIME.search(folded) or _zh_for_now(folded):
-        found.add(Feature.ONE_TIME)
     if _HYPOTHETICAL.search(_HYPOTHETICAL_EXEMPT.sub(" ", folded)):
         found.add(Feature.HYPOTHETICAL)
-    if _REPORTED.search(_REPORTED_EXEMPT.sub(" ", body)) or _REPORTED_NAME.search(raw_body.strip()):
-        found.add(Feature.REPORTED)
     uncertain = bool(_UNCERTAIN.search(_UNCERTAIN_EXEMPT.sub(" ", folded)))
     if uncertain:
         found.add(Feature.UNCERTAIN)
-    if not _FROM_NOW.search(folded) and (_FUTURE.search(folded) or _points_ahead(folded)):
-        found.add(Feature.FUTURE_PLAN)
     if _SARCASM.search(folded):
         found.add(Feature.SARCASM)
-    if _TRANSIENT.search(folded) or _INCIDENT.search(folded):
-        found.add(Feature.TRANSIENT)  # a state of the owner or of a system, true for hours
     if _ROOT_CAUSE_CLAIM.search(folded) or (uncertain and _ROOT_CAUSE.search(folded)):
         found.add(Feature.ROOT_CAUSE)  # an unverified root-cause claim is not a fact
+    return found
+
+
+def _timing_features(folded: str) -> set[Feature]:
+    """How long the claim holds: this once, from some later day, for hours."""
+    found: set[Feature] = set()
+    if _ONE_TIME.search(folded) or _zh_for_now(folded):
+        found.add(Feature.ONE_TIME)
+    if not _FROM_NOW.search(folded) and (_FUTURE.search(folded) or _points_ahead(folded)):
+        found.add(Feature.FUTURE_PLAN)
+    if _TRANSIENT.search(folded) or _INCIDENT.search(folded):
+        found.add(Feature.TRANSIENT)  # a state of the owner or of a system, true for hours
+    return found
+
+
+def _speaker_features(folded: str, body: str, raw_body: str) -> set[Feature]:
+    """Whose words these are, and whether the content is here at all."""
+    found: set[Feature] = set()
+    if _REPORTED.search(_REPORTED_EXEMPT.sub(" ", body)) or _REPORTED_NAME.search(raw_body.strip()):
+        found.add(Feature.REPORTED)
     if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded) or _quoted_after_head(folded):
         found.add(Feature.REPORTED)  # "Bob: …", "张三：…", 'Alice wrote: "…"'
     if _OWN_CONTENT_ELSEWHERE.search(folded) and not _OPEN_FRAME_END.fullmatch(folded):
         found.add(Feature.OPEN_FRAME)  # "Remember this deploy key:" — its content is elsewhere
+    return found
+
+
+def _scope_features(body: str) -> set[Feature]:
+    """What the claim is restricted to, and whether it is about the owner's world at all."""
+    found: set[Feature] = set()
     if CONDITION.search(body):
         found.add(Feature.CONDITIONAL)
     if not _ABOUT_OWNER.search(body) and not _WORKSPACE.search(body) and _STATES.search(body):
@@ -327,21 +346,33 @@ def _reported_label(raw: str) -> bool:
     if m is None or raw[m.end() : m.end() + 2] == "//":
         return False  # "https://…" is no label
     irc, latin, cjk = m.groups()
-    label_raw = re.sub(r"\s*\([^()]*\)$", "", (irc or latin or cjk).strip())  # "Bob (Slack)"
-    label = fold_text(label_raw)
+    written = (irc or latin or cjk).strip()
+    label_raw = re.sub(r"\s*\([^()]*\)$", "", written)  # "Bob (Slack)"
+    label = fold_text(label_raw, Level.SPACE)
+    said = _label_words(label)
+    if said is not None:
+        return said
+    if irc or raw.lstrip().lstrip("-—–*• ").startswith("[") or label_raw != written:
+        return True  # a nick, a timestamped line, a name with its channel
+    return _name_shaped(label, label_raw, latin=bool(latin), after=raw[m.end() :])
+
+
+def _label_words(label: str) -> bool | None:
+    """True when the label's words attribute ("Dan said", "my manager", "老板说"), False when
+    they are the owner's own heading, None when they say neither."""
     if _LABEL_ATTRIBUTION.search(label) or _REPORTED.search(label):
-        return True  # "Dan said", "my manager", "老板说"
+        return True
     if _SELF_LABEL.search(label) or _EXPLICIT_LEAD.match(label) or label.startswith("my "):
         return False
-    if (
-        irc
-        or raw.lstrip().lstrip("-—–*• ").startswith("[")
-        or label_raw != (irc or latin or cjk).strip()
-    ):
-        return True
+    return None
+
+
+def _name_shaped(label: str, label_raw: str, *, latin: bool, after: str) -> bool:
+    """A label that reads as a speaker's name: a transcript's numbered speaker, one Latin
+    token or capitalised words, two or three Chinese characters."""
     if label[-1:].isdigit():
         # "SPEAKER 2:", "Person 1:": a transcript's speaker; never "I take the 7:45 train"
-        return bool(re.fullmatch(r"[a-z]+ \d{1,3}", label)) and not raw[m.end() :][:1].isdigit()
+        return bool(re.fullmatch(r"[a-z]+ \d{1,3}", label)) and not after[:1].isdigit()
     if latin:
         return " " not in label or bool(_CAPITALISED_NAME.fullmatch(label_raw))
     return bool(_ZH_NAME_SHAPED.fullmatch(label))
@@ -355,7 +386,7 @@ def states_choice_over(sentence: str) -> bool:
     owner's own words may be kept as a ``preference.note`` where no narrower key fits, even
     without a remember-instruction (extractor and gate both ask this).
     """
-    return bool(_CHOICE_OVER.search(fold_text(sentence).strip()))
+    return bool(_CHOICE_OVER.search(fold_text(sentence, Level.SPACE).strip()))
 
 
 def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
@@ -364,7 +395,7 @@ def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
     or gives a standing rule for their own work ("Use Podman for my projects")."""
     if features.has(Feature.EXPLICIT_INSTRUCTION):
         return True
-    body = fold_text(sentence[claim_offset(sentence) :])
+    body = fold_text(sentence[claim_offset(sentence) :], Level.SPACE)
     return features.has(Feature.FIRST_PERSON_DURABLE) and (
         states_choice_over(sentence) or bool(_STANDING_CHOICE.search(body))
     )
@@ -383,13 +414,24 @@ def classify(sentence: str) -> SentenceFeatures:
     ``RELATIVE_TIME`` only reports that a relative date is present; it does not make the
     sentence non-durable (the extractor normalises it, the gate checks the value).
     """
-    folded = fold_text(sentence)
+    folded = fold_text(sentence, Level.SPACE)
     discourse_free = folded[strip_discourse(folded) :]
     offset = claim_offset(sentence)
     raw_body = sentence[offset:]
-    body = folded if offset == 0 else fold_text(raw_body)  # most claims start the sentence
+    # most claims start the sentence
+    body = folded if offset == 0 else fold_text(raw_body, Level.SPACE)
     found = _durability_features(folded, body, raw_body)
+    found |= _claim_features(folded, discourse_free, body)
+    words = tuple(r.word for r in find_relative_times(sentence, _FUTURE_PROBE))
+    if words:
+        found.add(Feature.RELATIVE_TIME)
+    return SentenceFeatures(frozenset(found), words)
 
+
+def _claim_features(folded: str, discourse_free: str, body: str) -> set[Feature]:
+    """How the claim is made: asked to remember, stated in the first person, or neither
+    (inferred); asked as a question (a request is no question)."""
+    found: set[Feature] = set()
     request = bool(_REQUEST.search(folded))
     if request or _EXPLICIT.search(discourse_free):
         found.add(Feature.EXPLICIT_INSTRUCTION)
@@ -401,11 +443,7 @@ def classify(sentence: str) -> SentenceFeatures:
         found.add(Feature.INFERRED)
     if not request and (_ends_with_question_mark(folded) or _QUESTION.search(discourse_free)):
         found.add(Feature.QUESTION)
-
-    words = tuple(r.word for r in find_relative_times(sentence, _FUTURE_PROBE))
-    if words:
-        found.add(Feature.RELATIVE_TIME)
-    return SentenceFeatures(frozenset(found), words)
+    return found
 
 
 # --------------------------------------------------------------------------- message context
@@ -432,7 +470,7 @@ def _in_pasted_block(text: str, start: int) -> bool:
     lines = text[: _line_start(text, start)].splitlines()
     if sum(1 for line in lines if _FENCE.match(line)) % 2 == 1:
         return True
-    return any(_FORWARD_MARKER.search(fold_text(line)) for line in lines)
+    return any(_FORWARD_MARKER.search(fold_text(line, Level.SPACE)) for line in lines)
 
 
 def _frame_features(frame: str, closed: bool) -> set[Feature]:
@@ -445,7 +483,7 @@ def _frame_features(frame: str, closed: bool) -> set[Feature]:
     if closed:
         return set()
     features = classify(frame)
-    open_end = bool(_OPEN_FRAME_END.search(fold_text(frame)))
+    open_end = bool(_OPEN_FRAME_END.search(fold_text(frame, Level.SPACE)))
     conditional = features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)
     if not open_end and not conditional:
         return set()
@@ -465,7 +503,7 @@ def _bare_condition(frame: str) -> bool:
     features = classify(frame)
     if not (features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)):
         return False
-    folded = fold_text(frame)
+    folded = fold_text(frame, Level.SPACE)
     if _ZH_CONDITION_TAIL.search(folded):
         return True
     return "," not in folded and len(_SUBJECT_WORD.findall(folded)) < 2 and len(folded.split()) <= 8
@@ -473,7 +511,7 @@ def _bare_condition(frame: str) -> bool:
 
 def _attributes_what_follows(frame: str) -> bool:
     """ "My manager said:", "Here's the doc:", "以下是聊天记录：": the lines after are quoted."""
-    folded = fold_text(frame).rstrip()
+    folded = fold_text(frame, Level.SPACE).rstrip()
     if folded.endswith(":"):
         folded = folded[:-1].rstrip()
     elif _TERMINAL.search(folded) or not _LABEL_ATTRIBUTION.search(folded):
@@ -495,7 +533,7 @@ def _governs_next(frame: str) -> bool:
     attributing frame not closed by a full stop, when it ends in ``, ; :``, or when it is a
     subordinate fragment with no subject of its own even though closed ("Only in meetings.").
     """
-    folded = fold_text(frame)
+    folded = fold_text(frame, Level.SPACE)
     core = _FRAME_PUNCT.sub("", folded).strip()
     if not core or claim_offset(frame) >= len(frame.rstrip(_CLOSERS + ",:;，：；.!?。！？")):
         return False  # all filler or a remember-cue: "Hi!", "Note:", "请记住："
@@ -532,29 +570,44 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     chat header ("Bob Smith 10:42 AM"); and the frames left open just before the sentence,
     one after another while each ends in ``, ; :`` (a blank line does not close those).
     """
-    found: set[Feature] = set()
-    if _in_pasted_block(text, start):
-        found.add(Feature.REPORTED)
     before = [s for s in split_sentences(text) if s.end <= start]
+    found = _quoted_context(text, start, before)
     cut_off = before and not _PARAGRAPH_BREAK.search(text[before[-1].end : start])
     if cut_off and _governs_next(before[-1].text):
         found.add(Feature.OPEN_FRAME)  # the claim is the frame's consequent, not its own
-    if _pasted_form(text, start) or any(_ANNOUNCE.search(fold_text(s.text)) for s in before):
-        found.add(Feature.REPORTED)  # a pasted profile, or words announced as someone else's
-    if any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before):
-        found.add(Feature.REPORTED)  # quoted text runs on: an owner's aside after it is lost
+    return frozenset(found | _open_frames(text, start, before))
+
+
+def _quoted_context(text: str, start: int, before: list[Sentence]) -> set[Feature]:
+    """REPORTED when the sentence sits in someone else's words: a pasted or forwarded block,
+    a pasted profile, words announced as someone else's, or quoted text running on after an
+    attribution frame or a chat header (an owner's aside after it is lost)."""
+    quoted = (
+        _in_pasted_block(text, start)
+        or _pasted_form(text, start)
+        or any(_ANNOUNCE.search(fold_text(s.text, Level.SPACE)) for s in before)
+        or any(_attributes_what_follows(s.text) or _CHAT_HEADER.match(s.text) for s in before)
+    )
+    return {Feature.REPORTED} if quoted else set()
+
+
+def _open_frames(text: str, start: int, before: list[Sentence]) -> set[Feature]:
+    """What the frames left open just before the sentence carry into it, one after another
+    while each ends in ``, ; :`` (a blank line does not close those)."""
+    found: set[Feature] = set()
     for i in range(len(before) - 1, -1, -1):
         frame = before[i].text
         gap = text[before[i].end : start if i == len(before) - 1 else before[i + 1].start]
         closed = bool(_TERMINAL.search(frame))
-        if _PARAGRAPH_BREAK.search(gap) and not _OPEN_FRAME_END.search(fold_text(frame)):
+        open_end = bool(_OPEN_FRAME_END.search(fold_text(frame, Level.SPACE)))
+        if _PARAGRAPH_BREAK.search(gap) and not open_end:
             break
         found |= _frame_features(frame, closed)
         if closed and i == len(before) - 1 and _bare_condition(frame):
             found.add(Feature.HYPOTHETICAL)
-        if closed or not _OPEN_FRAME_END.search(fold_text(frame)):
+        if closed or not open_end:
             break  # only a chain of open frames reaches further back
-    return frozenset(found)
+    return found
 
 
 @per_batch  # the gate asks again for each check and proposal
@@ -570,7 +623,7 @@ def classify_span(text: str, start: int, end: int) -> SentenceFeatures:
 def named_project(sentence: str) -> str | None:
     """The one project a sentence scopes its claim to ("For the atlas project …", "在 atlas
     项目里…"), or None for none or a general one ("for all my projects")."""
-    folded = fold_text(sentence)
+    folded = fold_text(sentence, Level.SPACE)
     for pattern in _PROJECT:
         for m in pattern.finditer(folded):
             name = m.group("name").strip()

@@ -448,7 +448,7 @@ ZH_NEGATION_EXEMPT = (
 )
 ZH_NEGATED = (
     r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
-    # every text is folded to simplified first (shared.textfold.to_simplified), so 討厭, 沒 and
+    # every text is folded to simplified first (memwarden_shared.text.fold, SCRIPT), so 討厭, 沒 and
     # 並非 meet these cues too; Cantonese: 唔 (not), 冇 (have not), 咪 (don't), 憎 (hate)
     r"唔(?!该|紧要)|冇|咪(?:用|开|搞|再|理)|憎|(?<!请)无(?!论|限|线|缝|人机|头|服务器|障碍|损|敌|聊)",
     # aversion and leaving something behind

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from functools import lru_cache
 from typing import Protocol
 
@@ -18,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memwarden_shared.config import Settings, get_settings
+from memwarden_shared.text.fold import Level, fold_text
 
 Vector = npt.NDArray[np.float32]
 
@@ -50,7 +50,7 @@ class EmbeddingUnavailable(EmbeddingError, ConnectionError):
 
 
 def features(text: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold_text(text, Level.SPACE)
     out: list[str] = []
     for word in _LATIN_WORD.findall(folded):
         word = word.strip(".-")
@@ -71,7 +71,7 @@ def shared_features(query_features: frozenset[str], text: str) -> int:
     words, a trigram of a padded word is a substring of the text's padded words joined by
     spaces (a trigram holds no space, so it cannot straddle two words), and a CJK character
     or bigram is a substring of its CJK runs joined the same way."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold_text(text, Level.SPACE)
     words = {w.strip(".-") for w in _LATIN_WORD.findall(folded)}
     words.discard("")
     padded = " ".join(f"#{w}#" for w in words)
@@ -95,7 +95,9 @@ class HashedNgramEmbedder:
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
-        self.name = f"hashed-ngram-v1-{dim}"
+        # v2: features read the one fold (issue 20), so traditional Chinese, homoglyphs and
+        # invisible characters embed like their plain spelling; a v1 vector is re-embedded
+        self.name = f"hashed-ngram-v2-{dim}"
 
     def embed_one(self, text: str) -> Vector:
         vec = np.zeros(self.dim, dtype=np.float32)

@@ -14,8 +14,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from memwarden_shared.text.fold import zh_numeral_value
 from memwarden_shared.text.reltime import find_relative_times
-from memwarden_shared.text.textfold import zh_numeral_value
 
 DATED = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?\s+(\S.*)$", re.S)
 

@@ -15,7 +15,6 @@ language langcodes can name, so a value outside the table is still accepted and 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,15 +22,9 @@ from functools import lru_cache
 import langcodes
 from langcodes import Language
 
-from memwarden_shared.text.textfold import to_simplified
+from memwarden_shared.text.fold import Level, fold_text
 
 _TAG_HEAD = re.compile(r"^([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)(?:\s|$)")
-
-
-def fold_form(text: str) -> str:
-    """One folding for forms and spans: NFKC (full-width brackets), simplified, casefold."""
-    folded = to_simplified(unicodedata.normalize("NFKC", text)).casefold()
-    return " ".join(folded.replace("’", "'").split())
 
 
 def valid_tag(tag: str) -> str | None:
@@ -69,14 +62,16 @@ class LanguageTable:
         langcodes finds in English or Chinese; None when it names no language."""
         if not isinstance(raw, str) or not raw.strip():
             return None
-        folded = fold_form(raw)
+        folded = fold_text(raw, Level.SPACE)
         if folded in self.form_to_tag:
             return self.form_to_tag[folded]
         head = _TAG_HEAD.match(raw.strip())
         if head:  # "en-GB British English 英式英语" or a bare tag
             tag = valid_tag(head.group(1))
             rest = raw.strip()[head.end() :].strip()
-            if tag is not None and (not rest or fold_form(rest) == fold_form(self._names(tag))):
+            if tag is not None and (
+                not rest or fold_text(rest, Level.SPACE) == fold_text(self._names(tag), Level.SPACE)
+            ):
                 return tag
         return _find(raw.strip())
 
@@ -150,7 +145,7 @@ def display_names(tag: str, variants: Mapping[str, Variant]) -> tuple[str, str]:
     if tag in variants:
         return variants[tag].en, variants[tag].zh
     lang = Language.get(tag)
-    return lang.display_name("en"), unicodedata.normalize("NFKC", lang.display_name("zh"))
+    return lang.display_name("en"), fold_text(lang.display_name("zh"), Level.WIDTH)  # （） -> ()
 
 
 def _zh_alternates(name: str) -> list[str]:
@@ -175,7 +170,7 @@ def _forms(
         names.append(tag)  # "pt-BR" is distinctive; a bare "de" or "en" is an ordinary word
     out: list[str] = []
     for name in names:
-        form = fold_form(name)
+        form = fold_text(name, Level.SPACE)
         if form and form not in excluded and form not in out:
             out.append(form)
     return out
@@ -188,7 +183,7 @@ def build_table(
     excluded: Iterable[str] = (),
 ) -> LanguageTable:
     """The table for the registry's ``tags``; raises ValueError on a tag that is not BCP 47."""
-    skip = frozenset(fold_form(x) for x in excluded)
+    skip = frozenset(fold_text(x, Level.SPACE) for x in excluded)
     values: dict[str, str] = {}
     forms: dict[str, list[str]] = {}
     form_to_tag: dict[str, str] = {}
@@ -204,7 +199,7 @@ def build_table(
     for tag in sorted(values, key=lambda t: -t.count("-")):
         for form in forms[values[tag]]:
             form_to_tag[form] = tag
-        form_to_tag[fold_form(values[tag])] = tag
+        form_to_tag[fold_text(values[tag], Level.SPACE)] = tag
     for tag, value in values.items():  # each form names one tag, or the extractor is torn
         forms[value] = [f for f in forms[value] if form_to_tag[f] == tag]
     return LanguageTable(values, forms, form_to_tag, dict(variants), skip)

@@ -78,57 +78,64 @@ def _words(av: Any) -> list[str] | None:
     return words
 
 
+def _pieces(op: Any, av: Any) -> list[str] | None:
+    """The spellings of one node that consumes literal text: a character, a class of a few
+    listed characters, an alternation of plain words; None for any other node."""
+    if op is _OPS.LITERAL:
+        return [chr(av)]
+    if op is _OPS.IN:
+        return _class_chars(av)
+    if op is _OPS.BRANCH:
+        return _words(av)
+    return None
+
+
 def _required(items: Any, ignorecase: bool) -> frozenset[Literal] | None:
     """Literals one of which every match of the sequence ``items`` contains, or None."""
     best: frozenset[Literal] | None = None
     run: set[str] = {""}  # the literal text just consumed, in each of its spellings
-
-    def close() -> None:
-        nonlocal best, run
-        if run != {""}:
-            best = _better(best, frozenset((s, ignorecase) for s in run))
-        run = {""}
-
     for op, av in items:
-        pieces = None
-        if op is _OPS.LITERAL:
-            pieces = [chr(av)]
-        elif op is _OPS.IN:
-            pieces = _class_chars(av)
-        elif op is _OPS.BRANCH:
-            pieces = _words(av)
+        pieces = _pieces(op, av)
         if pieces is not None and len(run) * len(pieces) <= _MAX_SPELLINGS:
             run = {head + piece for head in run for piece in pieces}
             continue
         if op is _OPS.AT:
             continue  # zero width: the characters around it are still consumed together
-        close()
+        best = _better(best, _spelled(run, ignorecase))
         if pieces is not None and len(pieces) <= _MAX_SPELLINGS:
             run = set(pieces)  # too many spellings to go on: start again from here
-        elif op is _OPS.SUBPATTERN:
-            _group, add_flags, del_flags, sub = av
-            inner = (ignorecase or bool(add_flags & re.IGNORECASE)) and not (
-                del_flags & re.IGNORECASE
-            )
-            best = _better(best, _required(sub.data, inner))
-        elif op is _OPS.ATOMIC_GROUP:
-            best = _better(best, _required(av.data, ignorecase))
-        elif op in (_OPS.MAX_REPEAT, _OPS.MIN_REPEAT, _OPS.POSSESSIVE_REPEAT):
-            low, _high, sub = av
-            if low >= 1:
-                best = _better(best, _required(sub.data, ignorecase))
-        elif op is _OPS.BRANCH:
-            union: set[Literal] = set()
-            for alternative in av[1]:
-                found = _required(alternative.data, ignorecase)
-                if found is None:
-                    break
-                union |= found
-            else:
-                best = _better(best, frozenset(union))
-        # anything else (lookarounds, back-references, wider classes) contributes nothing
-    close()
-    return best
+        else:
+            run = {""}
+            best = _better(best, _nested(op, av, ignorecase))
+    return _better(best, _spelled(run, ignorecase))
+
+
+def _spelled(run: set[str], ignorecase: bool) -> frozenset[Literal] | None:
+    """The literal run just consumed, None when it is empty."""
+    return frozenset((s, ignorecase) for s in run) if run != {""} else None
+
+
+def _nested(op: Any, av: Any, ignorecase: bool) -> frozenset[Literal] | None:
+    """Literals a group, a repeat of at least one, or an alternation requires; None for
+    anything else (lookarounds, back-references, wider classes contribute nothing)."""
+    if op is _OPS.SUBPATTERN:
+        _group, add_flags, del_flags, sub = av
+        inner = (ignorecase or bool(add_flags & re.IGNORECASE)) and not (del_flags & re.IGNORECASE)
+        return _required(sub.data, inner)
+    if op is _OPS.ATOMIC_GROUP:
+        return _required(av.data, ignorecase)
+    if op in (_OPS.MAX_REPEAT, _OPS.MIN_REPEAT, _OPS.POSSESSIVE_REPEAT):
+        low, _high, sub = av
+        return _required(sub.data, ignorecase) if low >= 1 else None
+    if op is _OPS.BRANCH:
+        union: set[Literal] = set()
+        for alternative in av[1]:
+            found = _required(alternative.data, ignorecase)
+            if found is None:
+                return None  # one alternative requires nothing: neither does the whole
+            union |= found
+        return frozenset(union)
+    return None
 
 
 def _meets_ascii(literal: str) -> bool:

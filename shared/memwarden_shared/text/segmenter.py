@@ -137,10 +137,3 @@ def _append_trimmed(out: list[Sentence], text: str, start: int, end: int) -> Non
 def is_complete_utterance(text: str, start: int, end: int) -> bool:
     """True when ``text[start:end]`` is exactly one whole sentence of ``text``."""
     return any(s.start == start and s.end == end for s in split_sentences(text))
-
-
-def sentence_containing(text: str, offset: int) -> Sentence | None:
-    for sentence in split_sentences(text):
-        if sentence.start <= offset < sentence.end:
-            return sentence
-    return None
