@@ -16,9 +16,9 @@ from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import proposal_id, proposal_identity
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Topic, Turn
 from memwarden_shared.contract.registry import Registry, default_registry
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
 from memwarden_shared.delivery.outbox import order_seq, queue_events
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state.candidates import queue_candidates
 from memwarden_shared.store.db import Batch, get_engine, in_offset, pairs_in, unit_of_work, utcnow
 from memwarden_shared.store.schema import messages

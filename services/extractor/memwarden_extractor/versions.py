@@ -29,10 +29,6 @@ def register_version(version: str, extractor: Extractor) -> None:
     _registered[version] = extractor
 
 
-def unregister_version(version: str) -> None:
-    _registered.pop(version, None)
-
-
 def _llm_version(settings: Settings) -> str | None:
     if not (settings.llm_base_url and settings.llm_model):
         return None

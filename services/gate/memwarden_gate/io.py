@@ -18,8 +18,8 @@ from memwarden_gate.rates import record_batch, screen_batch
 from memwarden_gate.records import GateContext, Verified, refuse, stored_receipt, verified
 from memwarden_shared.contract.canonical import payload_hash
 from memwarden_shared.contract.models import MemoryProposal, Receipt, safe_error_fields
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import ConsumeResult, consume
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state.candidates import take_candidates
 from memwarden_shared.store.db import get_engine, unit_of_work
 from memwarden_shared.text.batch_memo import batch_scope

@@ -13,9 +13,10 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, select
 
 from memwarden_shared.contract.models import MessageStatus
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe import metrics
+from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
 from memwarden_shared.store.schema import (
     current_memories,
@@ -25,17 +26,7 @@ from memwarden_shared.store.schema import (
     messages,
     vector_index,
 )
-from memwarden_shared.text.embedding import Embedder, current_embedder, memory_text, to_bytes
-
-
-def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:
-    """Index or drop each memory so the index mirrors ``current_memories`` (one transaction,
-    outside the consumer runner: tests and repair)."""
-    with unit_of_work(engine or get_engine()) as uow:
-        counts, marks = reconcile(uow.conn, memory_ids)
-        uow.commit()
-    _observe(utcnow(), *marks)
-    return counts
+from memwarden_shared.text.embedding import Embedder, memory_text, to_bytes
 
 
 def reindex(
