@@ -11,6 +11,7 @@ from sqlalchemy import Connection, Engine, Row, select
 
 from memwarden_extractor.canary import routed
 from memwarden_extractor.debounce import extract_debounced
+from memwarden_extractor.llm import extractor_from_settings
 from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import proposal_id, proposal_identity
@@ -33,8 +34,6 @@ def select_extractor(name: str = "rules") -> Extractor:
     if name == "rules":
         return extract
     if name == "llm":
-        from memwarden_extractor.llm import extractor_from_settings
-
         return extractor_from_settings(get_settings())
     raise ValueError(f"unknown extractor {name!r}; expected 'rules' or 'llm'")
 
