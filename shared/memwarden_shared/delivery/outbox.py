@@ -107,6 +107,15 @@ FROM unnest(CAST(:topics AS text[]), CAST(:keys AS text[]), CAST(:tenants AS tex
 ORDER BY t.n
 RETURNING id, topic, event_key, tenant_id, payload, publish_count, ordering_key, ordering_seq
 """
+# the statement's array parameters, each a column of the rows
+_HANDOFF_ARRAYS = {
+    "topics": "topic",
+    "keys": "event_key",
+    "tenants": "tenant_id",
+    "payloads": "payload",
+    "ordering_keys": "ordering_key",
+    "ordering_seqs": "ordering_seq",
+}
 
 
 def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
@@ -122,19 +131,8 @@ def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> l
     going = [r for r in rows if r["topic"] in idle]
     if not going:
         return rows
-    step = batch.add(
-        "outbox.handoff",
-        lambda _conn: text(_HANDOFF_SQL),
-        {
-            "now": now,
-            "topics": [r["topic"] for r in going],
-            "keys": [r["event_key"] for r in going],
-            "tenants": [r["tenant_id"] for r in going],
-            "payloads": [r["payload"] for r in going],
-            "ordering_keys": [r["ordering_key"] for r in going],
-            "ordering_seqs": [r["ordering_seq"] for r in going],
-        },
-    )
+    arrays = {param: [r[column] for r in going] for param, column in _HANDOFF_ARRAYS.items()}
+    step = batch.add("outbox.handoff", lambda _conn: text(_HANDOFF_SQL), {"now": now, **arrays})
     # step.rows is filled when the batch is sent, which is before the commit
     after_commit(batch.conn, lambda: handoff.publish([event_of_row(r) for r in step.rows]))
     return [r for r in rows if r["topic"] not in idle]
