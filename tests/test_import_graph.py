@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,7 @@ def _runtime_imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
             yield from _runtime_imports(child)
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
     mods = modules()
 
@@ -191,6 +193,39 @@ def test_shared__names_no_stage_module(path: Path) -> None:
 def test_shared__the_stage_name_check_sees_a_module_name_string() -> None:
     assert STAGE_MODULE.fullmatch("memwarden_gate.tasks")
     assert not STAGE_MODULE.fullmatch("the gate's tasks")
+
+
+def _shared_imports(prefix: str) -> set[str]:
+    """What the shared modules under ``prefix`` import from memwarden_shared."""
+    graph = import_graph()
+    return {
+        target
+        for module, targets in graph.items()
+        if module == prefix or module.startswith(prefix + ".")
+        for target in targets
+        if target.startswith("memwarden_shared")
+    }
+
+
+@pytest.mark.parametrize(
+    "leaf",
+    [
+        "memwarden_shared.config",
+        "memwarden_shared.observe.metrics",
+        "memwarden_shared.observe.logging",
+        "memwarden_shared.delivery.pipeline",
+    ],
+)
+def test_shared__leaves_import_nothing_of_memwarden_but_the_contract(leaf: str) -> None:
+    assert _shared_imports(leaf) <= {"memwarden_shared.contract.models"}
+
+
+def test_shared__delivery_sits_below_state_and_the_samplers() -> None:
+    above = ("memwarden_shared.state", "memwarden_shared.observe")
+    allowed = {"memwarden_shared.observe", "memwarden_shared.observe.metrics"}
+    reached = {t for t in _shared_imports("memwarden_shared.delivery") if t.startswith(above)}
+    assert reached <= allowed
+    assert not {t for t in _shared_imports("memwarden_shared.store") if t.startswith(above)}
 
 
 def test_state_owner__does_not_import_the_actions_domain() -> None:
