@@ -6,11 +6,11 @@ fully applied and consumed, or not at all and redelivered by a relay after the d
 
 - events already in the inbox are skipped (and marked consumed: their first run was);
 - an ordered stage may hold events back while an older event of the same subject is
-  unconsumed (``shared.outbox.held_back``); those are due again in ``hold_seconds``;
+  unconsumed (``outbox.held_back``); those are due again in ``hold_seconds``;
 - a permanent error is isolated: if the batch fails, it is rolled back and run again with
   a savepoint per event; the one that fails again becomes a dead letter and
   counts as consumed, the rest commit;
-- a transient error (see ``shared.retry``) rolls the whole batch back and retries it with
+- a transient error (see ``delivery.retry``) rolls the whole batch back and retries it with
   exponential backoff and jitter; after ``consumer_attempts`` tries it gives up with
   :class:`RetriesExhausted`, and the outbox redelivers the events later.
 """

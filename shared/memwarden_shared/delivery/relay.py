@@ -140,7 +140,7 @@ def single_statements(engine: Engine) -> Iterator[Connection]:
 
     Not autocommit, though it would save the BEGIN and COMMIT round trips: row-level
     security scopes a transaction (``set_config(..., is_local => true)`` at BEGIN, see
-    ``shared.db``), and in autocommit that setting would end with its own statement, so
+    ``store.db``), and in autocommit that setting would end with its own statement, so
     the claim would see no tenant's rows. A session-level setting would outlive the
     statement on a pooled connection."""
     with unit_of_work(engine) as uow:

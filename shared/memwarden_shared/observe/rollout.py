@@ -5,7 +5,7 @@ stable hash of (tenant, session), to ``version``; the rest stay on the stable ex
 The monitor (:func:`check_canary`) compares the canary's REJECT, QUARANTINE and
 NEEDS_CONFIRMATION rates with the stable version's over a sliding window of gate decisions
 (``write_counts``, written by the gate in its batch transaction). Past the threshold it rolls
-back: a hold on ``producer:<version>`` for every tenant (``shared.holds``) that routing reads,
+back: a hold on ``producer:<version>`` for every tenant (``state.holds``) that routing reads,
 so every process returns to stable and the env setting alone cannot re-enable it, and that
 the gate reads, so the canary's proposals still waiting for the gate go to review; plus an
 ``extractor.rolled_back`` event on each affected tenant's feed.
