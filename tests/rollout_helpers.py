@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
+from memwarden_extractor import versions
 from memwarden_ingest.io import ingest_turns
 from memwarden_shared.contract.models import Turn
 from tests.conftest import turn_dict
@@ -27,3 +28,8 @@ def ingest_round(engine: Engine, tenant: str, sessions: list[str], minute: int) 
         for s in sessions
     ]
     ingest_turns(turns, engine=engine)
+
+
+def unregister_version(version: str) -> None:
+    """Undo ``versions.register_version`` (a test's bad extractor must not outlive it)."""
+    versions._registered.pop(version, None)

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, create_engine, select
 
-from memwarden.api import create_app
+from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 from memwarden_shared.store.db import insert_ignore, utcnow

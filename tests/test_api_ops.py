@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
 
-from memwarden.api import create_app
+from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from sqlalchemy import Engine, create_engine
 
-from memwarden.api import create_app
+from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import turn

@@ -23,7 +23,7 @@ import uvicorn
 from sqlalchemy import Engine
 
 from memwarden import Memory, NotFound, Refused, TurnInput, Unauthorized
-from memwarden.api import create_app
+from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 from memwarden_shared.store.db import engine_for, migrate

@@ -20,7 +20,7 @@ import pytest
 import uvicorn
 from sqlalchemy import Engine
 
-from memwarden.api import create_app
+from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import set_policy

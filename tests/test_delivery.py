@@ -20,7 +20,8 @@ from memwarden_shared.config import get_settings
 from memwarden_shared.contract.models import Topic, Turn
 from memwarden_shared.delivery.consume import RetriesExhausted, consume
 from memwarden_shared.delivery.dead_letters import list_dead_letters, retry_dead_letters
-from memwarden_shared.delivery.outbox import claim_batch, emit_many, event_of, mark_consumed
+from memwarden_shared.delivery.events import event_of_row
+from memwarden_shared.delivery.outbox import claim_batch, emit_many, mark_consumed
 from memwarden_shared.delivery.relay import Listener, RelayTimings, relay_once
 from memwarden_shared.store.db import engine_for, insert_ignore, unit_of_work, utcnow
 from memwarden_shared.store.schema import (
@@ -61,7 +62,7 @@ def _envelopes(engine: Engine, tenant: str) -> list[dict[str, Any]]:
             .where(outbox.c.tenant_id == tenant, outbox.c.consumed_at.is_(None))
             .order_by(outbox.c.id)
         ).all()
-    return [event_of(r).envelope() for r in rows]
+    return [event_of_row(r._mapping).envelope() for r in rows]
 
 
 class Recorder:

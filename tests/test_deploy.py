@@ -19,7 +19,7 @@ import yaml
 
 from memwarden.cli import build_parser
 from memwarden_shared.config import Settings
-from memwarden_shared.delivery.celery_app import Stage
+from memwarden_shared.delivery.pipeline import Stage
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"

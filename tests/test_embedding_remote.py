@@ -17,6 +17,7 @@ from memwarden_recall.ranking import EmbedderMismatch
 from memwarden_shared.config import get_settings
 from memwarden_shared.delivery.dead_letters import count_dead_letters
 from memwarden_shared.delivery.retry import is_transient
+from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.remote.embedding_remote import OpenAIEmbedder, embedder_name
 from memwarden_shared.store.db import unit_of_work
 from memwarden_shared.store.schema import vector_index
@@ -25,7 +26,6 @@ from memwarden_shared.text.embedding import (
     EmbeddingError,
     EmbeddingUnavailable,
     HashedNgramEmbedder,
-    current_embedder,
 )
 from memwarden_vector_sink.io import reindex
 from tests.actions_helpers import say

@@ -16,8 +16,8 @@ from sqlalchemy import Engine
 from memwarden_ingest.io import ingest_turns
 from memwarden_revalidation.commands import revoke_message
 from memwarden_shared.contract.models import Turn
-from memwarden_shared.delivery.celery_app import TASK_DECIDE
-from memwarden_shared.delivery.relay import celery_publisher
+from memwarden_shared.delivery.pipeline import TASK_DECIDE
+from memwarden_shared.delivery.publish import celery_publisher
 from memwarden_shared.observe.logging import configure_logging, format_exception
 from memwarden_usecases.pipeline import drain
 from tests.conftest import REDIS_URL, turn_dict

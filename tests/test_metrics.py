@@ -16,8 +16,10 @@ from sqlalchemy import Engine, select
 from memwarden_ingest.io import ingest_turns
 from memwarden_revalidation.commands import revoke_message
 from memwarden_shared.contract.models import Turn
-from memwarden_shared.delivery.celery_app import TASK_DECIDE, TASK_EXTRACT, TASK_SYNC_INDEX, Stage
+from memwarden_shared.delivery.pipeline import TASK_DECIDE, TASK_EXTRACT, TASK_SYNC_INDEX, Stage
+from memwarden_shared.delivery.queues import redis_llen
 from memwarden_shared.observe import metrics
+from memwarden_shared.observe.samplers import RelaySampler, sample_queue_depths
 from memwarden_usecases.pipeline import drain
 from tests.conftest import REDIS_URL, turn_dict
 
@@ -69,7 +71,7 @@ def test_metrics__a_redelivered_event_observes_no_second_latency(
     sqlite_engine: Engine, tenant: str
 ) -> None:
     from memwarden_shared.store.schema import current_memories
-    from memwarden_vector_sink.io import sync_memories
+    from tests.sink_helpers import sync_memories
 
     turn = turn_dict(tenant, "我更喜欢深色主题。", message_id="m1")
     ingest_turns([Turn.model_validate(turn)], engine=sqlite_engine)
@@ -92,7 +94,7 @@ def test_metrics__unknown_reason_words_fold_into_other() -> None:
 def test_metrics__the_relay_sampler_reports_the_backlog_and_its_age(
     sqlite_engine: Engine, tenant: str
 ) -> None:
-    sampler = metrics.RelaySampler(sqlite_engine, None, every=0.0)
+    sampler = RelaySampler(sqlite_engine, None, every=0.0)
     turns = [
         Turn.model_validate(turn_dict(tenant, f"I prefer tool{i}.", message_id=f"m{i}"))
         for i in range(3)
@@ -114,7 +116,7 @@ def test_metrics__the_relay_sampler_reports_the_backlog_and_its_age(
 
 def test_metrics__the_sampler_waits_between_samples(sqlite_engine: Engine, tenant: str) -> None:
     now = [100.0]
-    sampler = metrics.RelaySampler(sqlite_engine, None, every=5.0, clock=lambda: now[0])
+    sampler = RelaySampler(sqlite_engine, None, every=5.0, clock=lambda: now[0])
     sampler(0)
     assert value("memwarden_outbox_backlog") == 0
     ingest_turns([Turn.model_validate(turn_dict(tenant, "I prefer vim."))], engine=sqlite_engine)
@@ -137,9 +139,9 @@ def test_metrics__queue_depth_is_the_length_of_each_stage_list_in_redis() -> Non
         app.send_task(TASK_SYNC_INDEX, args=[[]], queue=Stage.VECTOR_SINK.value)
     finally:
         app.close()
-    llen = metrics.redis_llen(REDIS_URL)
+    llen = redis_llen(REDIS_URL)
     assert llen is not None
-    metrics.sample_queue_depths(llen)
+    sample_queue_depths(llen)
     assert value("memwarden_queue_depth", queue="gate") == 3
     assert value("memwarden_queue_depth", queue="vector_sink") == 1
     assert value("memwarden_queue_depth", queue="extractor") == 0
@@ -147,8 +149,8 @@ def test_metrics__queue_depth_is_the_length_of_each_stage_list_in_redis() -> Non
 
 
 def test_metrics__other_brokers_have_no_list_reader() -> None:
-    assert metrics.redis_llen("amqp://guest@localhost//") is None
-    assert metrics.redis_llen("memory://") is None
+    assert redis_llen("amqp://guest@localhost//") is None
+    assert redis_llen("memory://") is None
 
 
 def test_metrics__serve_exposes_the_registry_and_zero_means_off() -> None:
@@ -174,7 +176,7 @@ def test_metrics__the_sampler_reports_delivery_and_stuck_work(
     from memwarden_extractor.io import extract_batch
     from memwarden_shared.store.schema import outbox
 
-    sampler = metrics.RelaySampler(sqlite_engine, None, every=0.0)
+    sampler = RelaySampler(sqlite_engine, None, every=0.0)
     ingest_turns(
         [Turn.model_validate(turn_dict(tenant, "I prefer pnpm for all my JavaScript projects."))],
         engine=sqlite_engine,
@@ -193,7 +195,7 @@ def test_metrics__the_sampler_reports_delivery_and_stuck_work(
     assert value("memwarden_stuck_work", kind="undecided_candidates") == 1
     assert value("memwarden_delivery", state="unsent") == 1  # the proposal.submitted row
     drain(sqlite_engine)
-    metrics.RelaySampler(sqlite_engine, None, every=0.0)(0)
+    RelaySampler(sqlite_engine, None, every=0.0)(0)
     assert value("memwarden_stuck_work", kind="undecided_candidates") == 0
     assert value("memwarden_stuck_work", kind="current_without_vector") == 0
     assert value("memwarden_delivery", state="overdue") == 0

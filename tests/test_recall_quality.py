@@ -14,7 +14,7 @@ import pytest
 from memwarden.cli import main
 from memwarden_recall.quality import _figures
 from memwarden_shared.config import get_settings
-from memwarden_shared.text.embedding import current_embedder
+from memwarden_shared.remote.embedders import current_embedder
 from tests.fake_embeddings import fake_embedding_server
 
 QUERY_SET = Path(__file__).parent / "breadth" / "recall_queries.jsonl"

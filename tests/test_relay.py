@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from memwarden_shared.contract.models import Topic
-from memwarden_shared.delivery.celery_app import TASK_EXTRACT, TASK_SYNC_INDEX
 from memwarden_shared.delivery.outbox import OutboxEvent, emit_many
-from memwarden_shared.delivery.relay import group_by_route, relay_once
+from memwarden_shared.delivery.pipeline import TASK_EXTRACT, TASK_SYNC_INDEX
+from memwarden_shared.delivery.publish import group_by_route
+from memwarden_shared.delivery.relay import relay_once
 from memwarden_shared.store.db import unit_of_work
 from memwarden_shared.store.schema import outbox
 

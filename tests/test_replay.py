@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from sqlalchemy import Engine, func, select
 
 import memwarden_replay.io as replay_io
 from memwarden_recall.query import recall
-from memwarden_replay.io import BatchDone, ReplayOptions, replay
+from memwarden_replay.io import BatchDone, ReplayOptions
 from memwarden_replay.source import read_batches
 from memwarden_revalidation.commands import revoke_message
 from memwarden_shared.store.schema import (
@@ -46,6 +46,20 @@ DURABLE = [
     "Remember that I review pull requests only in the afternoon.",
 ]
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def replay(
+    paths: list[Path],
+    options: ReplayOptions,
+    *,
+    engine: Engine,
+    on_batch: Callable[[BatchDone], None] | None = None,
+) -> dict[str, Any]:
+    """In-process replay as ``memwarden replay`` runs it: with the embedded drain, so the
+    vector sink and revalidation keep up with the run."""
+    return replay_io.replay(
+        paths, options, engine=engine, on_batch=on_batch, drain=lambda: drain(engine)
+    )
 
 
 class Interrupted(Exception):

@@ -17,8 +17,8 @@ from memwarden_revalidation.commands import (
     supersede_message,
 )
 from memwarden_shared.contract.models import Turn
-from memwarden_shared.delivery.outbox import claim_batch, mark_sent
-from memwarden_shared.delivery.relay import group_by_route
+from memwarden_shared.delivery.outbox import claim_batch, mark_published
+from memwarden_shared.delivery.publish import group_by_route
 from memwarden_shared.store.db import engine_scope, unit_of_work
 from memwarden_shared.store.schema import memory_versions, proposals, suppressions, vector_index
 from memwarden_usecases.audit import audit
@@ -217,7 +217,7 @@ def test_order__duplicated_and_shuffled_events_converge(store: Engine, tenant: s
         for task, queue, envelopes in batches:
             run_task_locally(task, queue, envelopes)
     with unit_of_work(store) as uow:
-        mark_sent(uow.conn, [e.id for e in events])
+        mark_published(uow.conn, [e.id for e in events])
         uow.commit()
     drain(store)
     assert values(store, tenant) == ["dark"]
@@ -232,7 +232,7 @@ def _run_topics(engine: Engine, topics: set[str]) -> None:
         for task, queue, envelopes in group_by_route(events, 200):
             run_task_locally(task, queue, envelopes)
     with unit_of_work(engine) as uow:
-        mark_sent(uow.conn, [e.id for e in events])
+        mark_published(uow.conn, [e.id for e in events])
         uow.commit()
 
 

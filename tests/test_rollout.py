@@ -21,23 +21,21 @@ from memwarden.cli import main
 from memwarden_extractor.canary import require_runnable
 from memwarden_extractor.io import extract_batch
 from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
-from memwarden_extractor.versions import UnknownVersion, register_version, unregister_version
+from memwarden_extractor.versions import UnknownVersion, register_version
 from memwarden_gate.io import run_gate_stage
-from memwarden_shared.config import get_settings
+from memwarden_shared.config import Canary, get_settings, parse_canary
 from memwarden_shared.contract.models import ProposalBody, Topic, Turn
 from memwarden_shared.contract.registry import Registry
-from memwarden_shared.delivery.outbox import event_of
+from memwarden_shared.delivery.events import event_of_row
 from memwarden_shared.observe.rollout import (
-    Canary,
     VersionRates,
     compare,
     is_rolled_back,
-    parse_canary,
     routes_to_canary,
 )
 from memwarden_shared.store.db import engine_for, unit_of_work, utcnow
 from memwarden_shared.store.schema import outbox, proposals
-from tests.rollout_helpers import ingest_round
+from tests.rollout_helpers import ingest_round, unregister_version
 
 BAD = "bad-canary-1"
 
@@ -162,7 +160,7 @@ def _envelopes(engine: Engine, tenant: str, topic: Topic) -> list[dict[str, Any]
             )
             .order_by(outbox.c.id)
         ).all()
-    return [event_of(r).envelope() for r in rows]
+    return [event_of_row(r._mapping).envelope() for r in rows]
 
 
 def _proposals(engine: Engine, tenant: str) -> list[Any]:

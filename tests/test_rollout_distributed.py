@@ -18,8 +18,9 @@ from sqlalchemy import Engine, select
 
 from memwarden_extractor.llm_client import extractor_version_for
 from memwarden_extractor.rules import EXTRACTOR_VERSION
+from memwarden_shared.config import Canary
 from memwarden_shared.contract.models import Topic
-from memwarden_shared.observe.rollout import Canary, is_rolled_back, routes_to_canary
+from memwarden_shared.observe.rollout import is_rolled_back, routes_to_canary
 from memwarden_shared.store.db import engine_for, utcnow
 from memwarden_shared.store.schema import outbox, proposals
 from tests.conftest import REDIS_URL

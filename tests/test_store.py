@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 
 from memwarden_gate.io import decide_batch
 from memwarden_ingest.io import IngestRefused, ingest_turns
 from memwarden_shared.contract.models import Turn
-from memwarden_shared.delivery.inbox import first_deliveries
-from memwarden_shared.delivery.outbox import claim_batch, emit, mark_sent
-from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.delivery.inbox import new_keys, queue_first_deliveries
+from memwarden_shared.delivery.outbox import claim_batch, emit, mark_published
+from memwarden_shared.store.db import Batch, unit_of_work
 from memwarden_shared.store.schema import metadata, outbox
 from memwarden_shared.store.tenant_scope import all_tenants
 from tests.conftest import turn_dict
@@ -181,7 +181,7 @@ def test_outbox__claim_then_mark_sent_hands_each_row_out_once(store: Engine, ten
         uow.commit()
     with unit_of_work(store) as uow:
         mine = [e for e in claim_batch(uow.conn, 10_000) if e.tenant_id == tenant]
-        mark_sent(uow.conn, [e.id for e in mine])
+        mark_published(uow.conn, [e.id for e in mine])
         uow.commit()
     with unit_of_work(store) as uow:
         again = [e for e in claim_batch(uow.conn, 10_000) if e.tenant_id == tenant]
@@ -197,6 +197,14 @@ def test_outbox__rolled_back_emit_is_never_seen(store: Engine, tenant: str) -> N
         # no commit: the unit of work rolls back by default
     with unit_of_work(store) as uow:
         assert not [e for e in claim_batch(uow.conn, 10_000) if e.tenant_id == tenant]
+
+
+def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
+    """The keys ``consumer`` sees for the first time, all recorded (a batch of one step)."""
+    batch = Batch(conn)
+    step = queue_first_deliveries(batch, consumer, event_keys)
+    batch.send()
+    return new_keys(step)
 
 
 def test_inbox__a_key_is_new_exactly_once(store: Engine, tenant: str) -> None:

@@ -1,5 +1,3 @@
-"""The HTTP API (FastAPI) and the review console. ``create_app(engine)`` builds the app."""
-
-from memwarden.api.app import create_app
-
-__all__ = ["create_app"]
+"""The HTTP API (FastAPI) and the review console. ``memwarden.api.app.create_app(engine)``
+builds the app. (Nothing is imported here: the routers import this package's modules, and a
+package that imported its own routers would import itself.)"""

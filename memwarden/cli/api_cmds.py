@@ -11,7 +11,7 @@ from memwarden_shared.config import get_settings
 def cmd_api(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from memwarden.api import create_app
+    from memwarden.api.app import create_app
 
     settings = get_settings()
     app = create_app(open_engine(), settings=settings)

@@ -6,12 +6,12 @@ import argparse
 from typing import Any
 
 from memwarden.cli.common import CliError, drain_if_embedded, open_engine, print_json
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.dead_letters import (
     discard_dead_letters,
     list_dead_letters,
     retry_dead_letters,
 )
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.store.db import unit_of_work
 
 # the inbox consumer name of each stage is the stage's name (shared.consume)

@@ -190,9 +190,9 @@ def _require_runnable_canary() -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    import importlib
-
-    from memwarden_shared.delivery.celery_app import STAGE_TASK_MODULES, Stage, app
+    from memwarden_shared.delivery.celery_app import app
+    from memwarden_shared.delivery.pipeline import Stage
+    from memwarden_usecases.pipeline import STAGE_TASKS  # registers every stage's task on app
 
     if get_settings().embedded:
         raise CliError("a worker needs MEMWARDEN_BROKER_URL (embedded mode runs tasks in-process)")
@@ -200,7 +200,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     open_engine()
     if stage == Stage.EXTRACTOR:
         _require_runnable_canary()
-    importlib.import_module(STAGE_TASK_MODULES[stage])
+    if STAGE_TASKS[stage].name not in app.tasks:
+        raise CliError(f"stage {stage.value} registered no task on the Celery app")
     prepare_worker_process(args.pool)
     app.worker_main(
         [
@@ -226,8 +227,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_relay(args: argparse.Namespace) -> int:
     from memwarden_shared.delivery.celery_app import app
-    from memwarden_shared.delivery.relay import celery_publisher, redis_busy_queues, run_relay
+    from memwarden_shared.delivery.publish import celery_publisher
+    from memwarden_shared.delivery.queues import redis_busy_queues, redis_llen
+    from memwarden_shared.delivery.relay import run_relay
     from memwarden_shared.observe import metrics
+    from memwarden_shared.observe.samplers import RelaySampler
 
     settings = get_settings()
     if settings.embedded:
@@ -235,7 +239,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
     engine = open_engine()
     sampler = None
     if metrics.serve(settings.metrics_port):
-        sampler = metrics.RelaySampler(engine, metrics.redis_llen(settings.broker_url))
+        sampler = RelaySampler(engine, redis_llen(settings.broker_url))
     run_relay(
         engine,
         celery_publisher(app),

@@ -28,7 +28,7 @@ def add_recall_commands(add: Any) -> None:
 
 
 def _embedder() -> Any:
-    from memwarden_shared.text.embedding import current_embedder
+    from memwarden_shared.remote.embedders import current_embedder
 
     try:
         return current_embedder()

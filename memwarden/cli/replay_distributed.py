@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from memwarden.cli.common import CliError, console, err_console, open_engine
+from memwarden.cli.replay_report import finish_report, term_as_interrupt
 from memwarden_shared.config import get_settings
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ POLL_SECONDS = 0.5
 
 
 def follow_distributed(args: argparse.Namespace, paths: list[Path], options: ReplayOptions) -> int:
-    from memwarden.cli.replay_cmds import finish_report, term_as_interrupt
     from memwarden_replay.distributed import dispatch, failures, finish, open_distributed, progress
     from memwarden_replay.io import ReplayRefused
     from memwarden_replay.tasks import publish_chunk
@@ -39,8 +39,8 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         )
     if args.lanes < 1:
         raise CliError("--lanes must be at least 1")
-    from memwarden_shared.delivery.celery_app import Stage
-    from memwarden_shared.delivery.relay import redis_busy_queues
+    from memwarden_shared.delivery.pipeline import Stage
+    from memwarden_shared.delivery.queues import redis_busy_queues
 
     engine = open_engine()
     busy = redis_busy_queues(get_settings().broker_url)

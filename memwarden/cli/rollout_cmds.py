@@ -39,8 +39,8 @@ def add_rollout_commands(sub: Any) -> None:
 
 
 def cmd_canary_status(args: argparse.Namespace) -> int:
-    from memwarden_shared.config import get_settings
-    from memwarden_shared.observe.rollout import is_rolled_back, parse_canary
+    from memwarden_shared.config import get_settings, parse_canary
+    from memwarden_shared.observe.rollout import is_rolled_back
 
     settings = get_settings()
     canary = parse_canary(settings.extractor_canary)

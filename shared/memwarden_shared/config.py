@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -10,6 +12,36 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path.home() / ".memwarden"
+
+# The version part: the same shape proposals accept (models.VERSION_PATTERN).
+_CANARY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}):(\d{1,3}(?:\.\d{1,2})?)$")
+CANARY_FORMAT = (
+    "MEMWARDEN_EXTRACTOR_CANARY must be <version>:<percent>, e.g. rules-1.1:5, "
+    "with 0 < percent <= 100 (at most two decimals)"
+)
+
+
+@dataclass(frozen=True)
+class Canary:
+    """``MEMWARDEN_EXTRACTOR_CANARY``: route ``percent`` of sessions to ``version``
+    (``observe.rollout`` routes, watches and rolls back)."""
+
+    version: str
+    percent: float
+
+
+def parse_canary(value: str) -> Canary | None:
+    """The canary named by the setting, None when it is empty; ValueError (one line, no
+    echo of the value) when it is malformed."""
+    if not value:
+        return None
+    match = _CANARY.match(value)
+    if match is None:
+        raise ValueError(CANARY_FORMAT)
+    percent = float(match.group(2))
+    if not 0 < percent <= 100:
+        raise ValueError(CANARY_FORMAT)
+    return Canary(match.group(1), percent)
 
 
 class Settings(BaseSettings):
@@ -175,8 +207,6 @@ class Settings(BaseSettings):
     @field_validator("extractor_canary")
     @classmethod
     def canary_shape(cls, value: str) -> str:
-        from memwarden_shared.observe.rollout import parse_canary  # pure; imports no settings
-
         parse_canary(value)  # raises ValueError with the one line to print
         return value
 

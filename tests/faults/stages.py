@@ -11,7 +11,8 @@ from typing import Any
 
 from sqlalchemy import Engine, column, inspect, select
 
-from memwarden_shared.delivery.celery_app import ROUTES, app
+from memwarden_shared.delivery.celery_app import app
+from memwarden_shared.delivery.pipeline import ROUTES
 from memwarden_shared.store.db import engine_scope
 from memwarden_shared.store.schema import outbox
 from memwarden_usecases import pipeline  # noqa: F401  (registers every stage's task)

@@ -2,7 +2,7 @@
 
 The monitor runs here, in the extractor's batch transaction, because routing is decided here:
 a batch that finds the canary worse than stable rolls it back and is itself routed to stable.
-It reads the counts the gate wrote in its own batch transactions (``shared.rollout``).
+It reads the counts the gate wrote in its own batch transactions (``observe.rollout``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from memwarden_extractor.versions import extractor_for_version, stable_version
-from memwarden_shared.config import Settings
+from memwarden_shared.config import Canary, Settings, parse_canary
 from memwarden_shared.contract.models import ProposalBody, Turn
 from memwarden_shared.contract.registry import Registry
 from memwarden_shared.observe.rollout import (
-    Canary,
     CanaryCheck,
     active_canary,
     check_canary,
@@ -70,8 +69,6 @@ def routed(
 
 def require_runnable(settings: Settings) -> None:
     """Refuse to start an extractor stage whose canary it cannot run (UnknownVersion)."""
-    from memwarden_shared.observe.rollout import parse_canary
-
     canary = parse_canary(settings.extractor_canary)
     if canary is not None:
         extractor_for_version(canary.version, settings)

@@ -11,14 +11,15 @@ from sqlalchemy import Connection, Engine, Row, select
 
 from memwarden_extractor.canary import routed
 from memwarden_extractor.debounce import extract_debounced
+from memwarden_extractor.llm import extractor_from_settings
 from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import proposal_id, proposal_identity
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Topic, Turn
 from memwarden_shared.contract.registry import Registry, default_registry
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
 from memwarden_shared.delivery.outbox import order_seq, queue_events
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state.candidates import queue_candidates
 from memwarden_shared.store.db import Batch, get_engine, in_offset, pairs_in, unit_of_work, utcnow
 from memwarden_shared.store.schema import messages
@@ -33,8 +34,6 @@ def select_extractor(name: str = "rules") -> Extractor:
     if name == "rules":
         return extract
     if name == "llm":
-        from memwarden_extractor.llm import extractor_from_settings
-
         return extractor_from_settings(get_settings())
     raise ValueError(f"unknown extractor {name!r}; expected 'rules' or 'llm'")
 

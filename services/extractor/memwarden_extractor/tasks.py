@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from memwarden_extractor.io import extract_events
-from memwarden_shared.delivery.celery_app import TASK_EXTRACT, Stage, app
+from memwarden_shared.delivery.celery_app import app
 from memwarden_shared.delivery.consume import RetriesExhausted, consume
+from memwarden_shared.delivery.pipeline import TASK_EXTRACT, Stage
 
 
 @app.task(name=TASK_EXTRACT, acks_late=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from memwarden_extractor.llm import extractor_from_settings
+from memwarden_extractor.llm_client import extractor_version_for
 from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden_shared.config import Settings
 from memwarden_shared.contract.models import ProposalBody, Turn
@@ -29,15 +31,9 @@ def register_version(version: str, extractor: Extractor) -> None:
     _registered[version] = extractor
 
 
-def unregister_version(version: str) -> None:
-    _registered.pop(version, None)
-
-
 def _llm_version(settings: Settings) -> str | None:
     if not (settings.llm_base_url and settings.llm_model):
         return None
-    from memwarden_extractor.llm_client import extractor_version_for
-
     return extractor_version_for(settings.llm_model)
 
 
@@ -58,8 +54,6 @@ def extractor_for_version(version: str, settings: Settings) -> Extractor:
     if version.startswith("rules-"):
         return lambda turn, registry: extract(turn, registry, extractor_version=version)
     if version == _llm_version(settings):
-        from memwarden_extractor.llm import extractor_from_settings
-
         return extractor_from_settings(settings)
     raise UnknownVersion(
         "MEMWARDEN_EXTRACTOR_CANARY names an extractor version this process cannot run "

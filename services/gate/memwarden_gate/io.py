@@ -15,8 +15,8 @@ from memwarden_gate.inputs import admit, bodies_of
 from memwarden_gate.rates import record_batch, screen_batch
 from memwarden_gate.records import GateContext, Refusal, Verified, refusal, refuse, stored_receipt
 from memwarden_shared.contract.models import Receipt
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import ConsumeResult, consume
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.store.db import get_engine, unit_of_work
 from memwarden_shared.text.batch_memo import batch_scope
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from memwarden_gate.io import run_gate_stage
-from memwarden_shared.delivery.celery_app import TASK_DECIDE, app
+from memwarden_shared.delivery.celery_app import app
 from memwarden_shared.delivery.consume import RetriesExhausted
+from memwarden_shared.delivery.pipeline import TASK_DECIDE
 
 
 @app.task(name=TASK_DECIDE, acks_late=True)

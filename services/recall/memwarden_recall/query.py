@@ -20,6 +20,7 @@ from memwarden_recall.keymatch import default_vocabulary
 from memwarden_recall.ranking import score_rows
 from memwarden_shared.contract.models import MemoryStatus, MessageStatus
 from memwarden_shared.contract.registry import default_registry
+from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.state import provenance
 from memwarden_shared.state.curate_block import CURATE_PUBLISHING, block_reason, blocked
 from memwarden_shared.store.db import as_utc, get_engine, in_list, unit_of_work, utcnow
@@ -30,7 +31,7 @@ from memwarden_shared.store.schema import (
     messages,
     vector_index,
 )
-from memwarden_shared.text.embedding import Embedder, current_embedder
+from memwarden_shared.text.embedding import Embedder
 
 # What a recalled memory is when it reaches a prompt (seed 004): never live authority.
 NOTICE = "historical record, not current verification"

@@ -161,10 +161,16 @@ def run_replay(
     *,
     engine: Engine,
     on_batch: Callable[[BatchDone], None] | None = None,
+    drain: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
-    """Process every remaining batch of the plan; returns the report of the whole run."""
+    """Process every remaining batch of the plan; returns the report of the whole run.
+
+    ``drain`` is the embedded mode's in-process drain (``memwarden_usecases.pipeline``): in
+    embedded mode, outside shadow runs, it runs before the first batch and after each one,
+    so the stages behind the gate (the vector sink, revalidation) keep up with the run."""
     opts = plan.options
-    drain = _drainer(engine) if get_settings().embedded and not opts.shadow else None
+    if not get_settings().embedded or opts.shadow:
+        drain = None
     if drain:
         drain()  # events an interrupted run committed but never delivered
     mark = time.perf_counter()
@@ -225,9 +231,11 @@ def replay(
     *,
     engine: Engine,
     on_batch: Callable[[BatchDone], None] | None = None,
+    drain: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
     """:func:`plan_replay` then :func:`run_replay`."""
-    return run_replay(plan_replay(paths, options, engine=engine), engine=engine, on_batch=on_batch)
+    plan = plan_replay(paths, options, engine=engine)
+    return run_replay(plan, engine=engine, on_batch=on_batch, drain=drain)
 
 
 # --------------------------------------------------------------------------- one batch
@@ -443,9 +451,3 @@ def _record_shadow(conn: Connection, run_id: str, applied: _Applied) -> None:
         insert_ignore(
             conn, shadow_decisions, rows[i : i + 200], ["run_id", "tenant_id", "proposal_id"]
         )
-
-
-def _drainer(engine: Engine) -> Callable[[], int]:
-    from memwarden_usecases.pipeline import drain
-
-    return lambda: drain(engine)

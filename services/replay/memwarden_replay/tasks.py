@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 
 from memwarden_replay.chunk_worker import run_chunk
-from memwarden_shared.delivery.celery_app import TASK_REPLAY_CHUNK, Stage, app
+from memwarden_shared.delivery.celery_app import app
+from memwarden_shared.delivery.pipeline import TASK_REPLAY_CHUNK, Stage
 from memwarden_shared.store.db import get_engine
 from memwarden_shared.store.tenant_scope import all_tenants
 

@@ -14,8 +14,8 @@ from sqlalchemy import Connection, Engine, and_, select
 from memwarden_revalidation import store
 from memwarden_revalidation.cascade import outcome, successor_span
 from memwarden_shared.contract.models import MemoryStatus, Topic
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state import memory_state
 from memwarden_shared.store.db import utcnow
 from memwarden_shared.store.schema import messages, proposals

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from memwarden_revalidation.io import revalidate_events
-from memwarden_shared.delivery.celery_app import TASK_REVALIDATE, Stage, app
+from memwarden_shared.delivery.celery_app import app
 from memwarden_shared.delivery.consume import RetriesExhausted, consume
+from memwarden_shared.delivery.pipeline import TASK_REVALIDATE, Stage
 
 
 @app.task(name=TASK_REVALIDATE, acks_late=True)

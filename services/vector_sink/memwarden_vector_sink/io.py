@@ -13,9 +13,10 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, select
 
 from memwarden_shared.contract.models import MessageStatus
-from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe import metrics
+from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
 from memwarden_shared.store.schema import (
     current_memories,
@@ -25,17 +26,7 @@ from memwarden_shared.store.schema import (
     messages,
     vector_index,
 )
-from memwarden_shared.text.embedding import Embedder, current_embedder, memory_text, to_bytes
-
-
-def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:
-    """Index or drop each memory so the index mirrors ``current_memories`` (one transaction,
-    outside the consumer runner: tests and repair)."""
-    with unit_of_work(engine or get_engine()) as uow:
-        counts, marks = reconcile(uow.conn, memory_ids)
-        uow.commit()
-    _observe(utcnow(), *marks)
-    return counts
+from memwarden_shared.text.embedding import Embedder, memory_text, to_bytes
 
 
 def reindex(
@@ -89,17 +80,62 @@ def reconcile(
     the batch (shared.retry), a permanent one dead-letters the event."""
     embedder = embedder or current_embedder()
     ids = sorted(set(memory_ids))
-    counts = {"indexed": 0, "dropped": 0, "unchanged": 0}
-    if conn.dialect.name == "postgresql" and ids:
-        # FOR SHARE on the fact keys, in memory_id order: a commit or revocation of these
-        # memories (which holds the key FOR UPDATE) cannot slip between our read of the
-        # projection and our write, or a late sink would index a version just revoked.
-        conn.execute(
-            select(fact_keys.c.id)
-            .where(in_list(conn, fact_keys.c.memory_id, ids))
-            .order_by(fact_keys.c.memory_id)
-            .with_for_update(read=True)
-        ).all()
+    _share_fact_keys(conn, ids)
+    current, indexed = _projection(conn, ids)
+    stale, todo = differences(ids, current, indexed, embedder.name)
+    if stale:
+        conn.execute(delete(vector_index).where(in_list(conn, vector_index.c.memory_id, stale)))
+    _index(conn, todo, embedder)
+    gone = [m for m in stale if m not in current]
+    counts = {
+        "indexed": len(todo),
+        "dropped": len(gone),
+        "unchanged": len(ids) - len(todo) - len(gone),
+    }
+    fresh = [
+        (r.memory_id, r.version) for r in todo if indexed.get(r.memory_id, (0,))[0] != r.version
+    ]
+    dropped = [(m, indexed[m][0]) for m in gone]
+    marks = _latency_marks(conn, fresh, dropped) if fresh or dropped else ([], [])
+    return counts, marks
+
+
+def differences(
+    ids: list[str],
+    current: dict[str, Any],
+    indexed: dict[str, tuple[int, str]],
+    embedder_name: str,
+) -> tuple[list[str], list[Any]]:
+    """The index rows to drop (of another version or embedder, or of a memory with no
+    current version) and the current rows to index (none yet, or just dropped)."""
+    stale = [
+        m
+        for m in ids
+        if m in indexed and (m not in current or indexed[m] != (current[m].version, embedder_name))
+    ]
+    todo = [current[m] for m in ids if m in current and (m not in indexed or m in stale)]
+    return stale, todo
+
+
+def _share_fact_keys(conn: Connection, ids: list[str]) -> None:
+    """FOR SHARE on the fact keys, in memory_id order: a commit or revocation of these
+    memories (which holds the key FOR UPDATE) cannot slip between our read of the projection
+    and our write, or a late sink would index a version just revoked. (SQLite: the
+    transaction holds the database write lock already.)"""
+    if conn.dialect.name != "postgresql" or not ids:
+        return
+    conn.execute(
+        select(fact_keys.c.id)
+        .where(in_list(conn, fact_keys.c.memory_id, ids))
+        .order_by(fact_keys.c.memory_id)
+        .with_for_update(read=True)
+    ).all()
+
+
+def _projection(
+    conn: Connection, ids: list[str]
+) -> tuple[dict[str, Any], dict[str, tuple[int, str]]]:
+    """The current committed row of each memory, and its index row's (version, embedder)."""
     current = {
         r.memory_id: r
         for r in conn.execute(
@@ -114,45 +150,34 @@ def reconcile(
             )
         )
     }
-    stale = [
-        m
-        for m in ids
-        if m in indexed and (m not in current or indexed[m] != (current[m].version, embedder.name))
-    ]
-    if stale:
-        conn.execute(delete(vector_index).where(in_list(conn, vector_index.c.memory_id, stale)))
-    todo = [current[m] for m in ids if m in current and (m not in indexed or m in stale)]
+    return current, indexed
+
+
+def _index(conn: Connection, todo: list[Any], embedder: Embedder) -> None:
+    """Embed and write the index rows of ``todo`` (current-memory rows)."""
     vectors = embedder.embed([memory_text(r.normalized_key, r.value_json) for r in todo])
     now = utcnow()
-    if todo:
-        # ON CONFLICT DO NOTHING: a concurrent sink reconciling the same memory under the
-        # same share lock read the same projection and writes the same row.
-        insert_ignore(
-            conn,
-            vector_index,
-            [
-                {
-                    "memory_id": r.memory_id,
-                    "version": r.version,
-                    "tenant_id": r.tenant_id,
-                    "subject_id": r.subject_id,
-                    "embedder": embedder.name,
-                    "embedding": to_bytes(vec),
-                    "indexed_at": now,
-                }
-                for r, vec in zip(todo, vectors, strict=True)
-            ],
-            ["memory_id"],
-        )
-    counts["indexed"] = len(todo)
-    counts["dropped"] = len([m for m in stale if m not in current])
-    counts["unchanged"] = len(ids) - counts["indexed"] - counts["dropped"]
-    fresh = [
-        (r.memory_id, r.version) for r in todo if indexed.get(r.memory_id, (0,))[0] != r.version
-    ]
-    gone = [(m, indexed[m][0]) for m in stale if m not in current]
-    marks = _latency_marks(conn, fresh, gone) if fresh or gone else ([], [])
-    return counts, marks
+    if not todo:
+        return
+    # ON CONFLICT DO NOTHING: a concurrent sink reconciling the same memory under the
+    # same share lock read the same projection and writes the same row.
+    insert_ignore(
+        conn,
+        vector_index,
+        [
+            {
+                "memory_id": r.memory_id,
+                "version": r.version,
+                "tenant_id": r.tenant_id,
+                "subject_id": r.subject_id,
+                "embedder": embedder.name,
+                "embedding": to_bytes(vec),
+                "indexed_at": now,
+            }
+            for r, vec in zip(todo, vectors, strict=True)
+        ],
+        ["memory_id"],
+    )
 
 
 def _latency_marks(

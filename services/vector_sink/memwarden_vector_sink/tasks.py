@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memwarden_shared.delivery.celery_app import TASK_SYNC_INDEX, app
+from memwarden_shared.delivery.celery_app import app
 from memwarden_shared.delivery.consume import RetriesExhausted
+from memwarden_shared.delivery.pipeline import TASK_SYNC_INDEX
 from memwarden_vector_sink.io import run_sink_stage
 
 

@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from memwarden_shared.config import get_settings
+
 ACTIONS_PATH = Path(__file__).with_name("actions.json")
 INTENT_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$")
 
@@ -85,7 +87,5 @@ def load_action_registry(path: Path = ACTIONS_PATH, extra: Path | None = None) -
 
 @lru_cache(maxsize=1)
 def default_action_registry() -> ActionRegistry:
-    from memwarden_shared.config import get_settings
-
     extra = get_settings().action_registry_extra
     return load_action_registry(extra=extra)

@@ -1,50 +1,17 @@
 """The Celery app: one queue per stage, at-least-once settings, JSON only, no result backend.
 
-Routes live here (not in the services) so the relay can publish to a stage without
-importing it.
+Queues and task routes come from the pipeline table (``delivery.pipeline``); the stages
+register their tasks on this app (``@app.task`` in their ``tasks.py``), and the layer that
+starts a worker imports them (``memwarden_usecases.pipeline``).
 """
 
 from __future__ import annotations
-
-from enum import StrEnum
 
 from celery import Celery
 from kombu import Queue
 
 from memwarden_shared.config import get_settings
-from memwarden_shared.contract.models import Topic
-
-
-class Stage(StrEnum):
-    EXTRACTOR = "extractor"
-    GATE = "gate"
-    REVALIDATION = "revalidation"
-    VECTOR_SINK = "vector_sink"
-    REPLAY = "replay"  # distributed replay chunks: fed by `memwarden replay --distributed`
-
-
-TASK_EXTRACT = "memwarden.extractor.extract_turns"
-TASK_DECIDE = "memwarden.gate.decide_proposals"
-TASK_REVALIDATE = "memwarden.revalidation.revalidate_evidence"
-TASK_SYNC_INDEX = "memwarden.vector_sink.sync_memory_versions"
-TASK_REPLAY_CHUNK = "memwarden.replay.replay_chunk"
-
-ROUTES: dict[str, tuple[str, Stage]] = {
-    Topic.TURN_RECEIVED: (TASK_EXTRACT, Stage.EXTRACTOR),
-    Topic.PROPOSAL_SUBMITTED: (TASK_DECIDE, Stage.GATE),
-    Topic.EVIDENCE_REVOKED: (TASK_REVALIDATE, Stage.REVALIDATION),
-    Topic.EVIDENCE_SUPERSEDED: (TASK_REVALIDATE, Stage.REVALIDATION),
-    Topic.MEMORY_COMMITTED: (TASK_SYNC_INDEX, Stage.VECTOR_SINK),
-    Topic.MEMORY_REVOKED: (TASK_SYNC_INDEX, Stage.VECTOR_SINK),
-}
-
-STAGE_TASK_MODULES = {
-    Stage.EXTRACTOR: "memwarden_extractor.tasks",
-    Stage.GATE: "memwarden_gate.tasks",
-    Stage.REVALIDATION: "memwarden_revalidation.tasks",
-    Stage.VECTOR_SINK: "memwarden_vector_sink.tasks",
-    Stage.REPLAY: "memwarden_replay.tasks",
-}
+from memwarden_shared.delivery.pipeline import STAGE_TASKS, Stage
 
 
 def make_app() -> Celery:
@@ -68,10 +35,7 @@ def make_app() -> Celery:
         result_backend=None,
         task_queues=[Queue(stage.value) for stage in Stage],
         task_default_queue=Stage.GATE.value,
-        task_routes={
-            **{task: {"queue": stage.value} for task, stage in ROUTES.values()},
-            TASK_REPLAY_CHUNK: {"queue": Stage.REPLAY.value},  # no topic: the coordinator sends
-        },
+        task_routes={task: {"queue": stage.value} for stage, task in STAGE_TASKS.items()},
         worker_hijack_root_logger=False,
     )
     if settings.visibility_timeout <= settings.task_time_limit:

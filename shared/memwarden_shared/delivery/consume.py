@@ -6,11 +6,11 @@ fully applied and consumed, or not at all and redelivered by a relay after the d
 
 - events already in the inbox are skipped (and marked consumed: their first run was);
 - an ordered stage may hold events back while an older event of the same subject is
-  unconsumed (``shared.outbox.held_back``); those are due again in ``hold_seconds``;
+  unconsumed (``outbox.held_back``); those are due again in ``hold_seconds``;
 - a permanent error is isolated: if the batch fails, it is rolled back and run again with
   a savepoint per event; the one that fails again becomes a dead letter and
   counts as consumed, the rest commit;
-- a transient error (see ``shared.retry``) rolls the whole batch back and retries it with
+- a transient error (see ``delivery.retry``) rolls the whole batch back and retries it with
   exponential backoff and jitter; after ``consumer_attempts`` tries it gives up with
   :class:`RetriesExhausted`, and the outbox redelivers the events later.
 """
@@ -148,41 +148,64 @@ def _consume_in_transaction(
     out = ConsumeResult()
     with unit_of_work(engine) as uow:
         conn = uow.conn
-        held: set[int] = set()
-        if ordered:
-            held = held_back(
-                conn,
-                [
-                    (e["id"], e["order"][0], int(e["order"][1]))
-                    for e in envelopes
-                    if isinstance(e.get("id"), int) and e.get("order") and e["order"][0]
-                ],
-            )
+        held = _held(conn, envelopes) if ordered else set()
         active = [e for e in envelopes if e.get("id") not in held]
-        keyed = [e["key"] for e in active if e.get("key")]
-        first = _book(conn, stage, sorted(held), active, sorted(set(keyed)))
-        fresh: list[dict[str, Any]] = []
-        for env in active:
-            key = env.get("key")
-            if not key:
-                fresh.append(env)  # a raw task argument: no outbox row, no inbox entry
-            elif key in first:
-                fresh.append(env)
-                first.discard(key)  # the same key twice in one batch runs once
+        keys = sorted({e["key"] for e in active if e.get("key")})
+        fresh = _fresh(active, _book(conn, stage, sorted(held), active, keys))
         out.held = len(held)
         out.duplicates = len(active) - len(fresh)
         out.processed = len(fresh)
-        if fresh and isolate:
-            _apply_one_by_one(conn, stage, handler, fresh, out)
-        elif fresh:
-            try:
-                out.results.append(handler(conn, fresh))
-            except Exception as exc:
-                if is_transient(exc):
-                    raise
-                raise _BatchFailed(stage) from exc
+        if fresh:
+            _apply(conn, stage, handler, fresh, out, isolate)
         uow.commit()
     return out
+
+
+def _held(conn: Connection, envelopes: list[dict[str, Any]]) -> set[int]:
+    """The ids to hold back: an older event of their subject is still unconsumed."""
+    return held_back(
+        conn,
+        [
+            (e["id"], e["order"][0], int(e["order"][1]))
+            for e in envelopes
+            if isinstance(e.get("id"), int) and e.get("order") and e["order"][0]
+        ],
+    )
+
+
+def _fresh(active: list[dict[str, Any]], first: set[str]) -> list[dict[str, Any]]:
+    """The events to apply: those whose key the inbox saw for the first time (``first``),
+    each key once, and raw task arguments (no key: no outbox row, no inbox entry)."""
+    unseen = set(first)
+    fresh = []
+    for env in active:
+        key = env.get("key")
+        if not key:
+            fresh.append(env)
+        elif key in unseen:
+            fresh.append(env)
+            unseen.discard(key)  # the same key twice in one batch runs once
+    return fresh
+
+
+def _apply(
+    conn: Connection,
+    stage: str,
+    handler: Handler,
+    fresh: list[dict[str, Any]],
+    out: ConsumeResult,
+    isolate: bool,
+) -> None:
+    """The handler on the whole batch; or, isolating, one savepoint per event."""
+    if isolate:
+        _apply_one_by_one(conn, stage, handler, fresh, out)
+        return
+    try:
+        out.results.append(handler(conn, fresh))
+    except Exception as exc:
+        if is_transient(exc):
+            raise
+        raise _BatchFailed(stage) from exc
 
 
 def _book(

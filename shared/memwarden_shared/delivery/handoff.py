@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
+from celery import Celery
 from sqlalchemy import Connection
 
 from memwarden_shared.config import get_settings
+from memwarden_shared.delivery.celery_app import app, make_app
+from memwarden_shared.delivery.events import OutboxEvent
+from memwarden_shared.delivery.publish import celery_publisher, send_events
+from memwarden_shared.delivery.queues import BusyQueues, redis_busy_queues
+from memwarden_shared.delivery.retry import redacted
 
 log = logging.getLogger("memwarden.handoff")
 
@@ -36,15 +41,13 @@ def enabled(conn: Connection) -> bool:
     )
 
 
-_busy_reader: tuple[str, Any] | None = None  # (broker URL, its BusyQueues or None)
-_apps: dict[str, Any] = {}  # broker URL -> Celery app
+_busy_reader: tuple[str, BusyQueues | None] | None = None  # (broker URL, its reader)
+_apps: dict[str, Celery] = {}  # broker URL -> Celery app
 
 
-def _app() -> Any:
+def _app() -> Celery:
     """The process's Celery app when it talks to the configured broker (a worker's), else
     one made for that broker once."""
-    from memwarden_shared.delivery.celery_app import app, make_app
-
     url = get_settings().broker_url
     if app.conf.broker_url == url:
         return app
@@ -66,8 +69,6 @@ def busy_stages() -> set[str] | None:
     global _busy_reader, _quiet_until
     url = get_settings().broker_url
     if _busy_reader is None or _busy_reader[0] != url:
-        from memwarden_shared.delivery.relay import redis_busy_queues
-
         _busy_reader = (url, redis_busy_queues(url, QUEUE_CHECK_TIMEOUT_SECONDS))
         _quiet_until = 0.0
     reader = _busy_reader[1]
@@ -81,26 +82,19 @@ def busy_stages() -> set[str] | None:
         return None
 
 
-def publish(events: list[Any]) -> None:
-    """Send committed events (``OutboxEvent``) to their stages, one task per destination
-    and chunk of ``MEMWARDEN_MAX_BATCH``. A failure is logged, not raised: the rows are
-    committed as published and a relay republishes them after the deadline."""
-    from memwarden_shared.delivery.relay import celery_publisher, group_by_route
-
-    send = celery_publisher(_app())
-    sent = 0
+def publish(events: list[OutboxEvent]) -> None:
+    """Send committed events to their stages, one task per destination and chunk of
+    ``MEMWARDEN_MAX_BATCH``. A failure is logged, not raised: the rows are committed as
+    published and a relay republishes them after the deadline."""
+    sent: list[int] = []
     try:
-        for task, queue, envelopes in group_by_route(events, get_settings().max_batch):
-            send(task, queue, envelopes)
-            sent += len(envelopes)
+        send_events(events, celery_publisher(_app()), get_settings().max_batch, sent)
     except Exception as exc:  # the broker is down: the relay's redelivery takes over
-        from memwarden_shared.delivery.retry import redacted
-
         log.warning(
             "handoff of %d events failed after %d (%s); a relay redelivers them",
             len(events),
-            sent,
+            len(sent),
             redacted(exc),
         )
         return
-    log.info("handoff published rows=%d", sent)
+    log.info("handoff published rows=%d", len(sent))

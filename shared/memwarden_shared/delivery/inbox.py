@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, text
+from sqlalchemy import text
 from sqlalchemy.dialects import sqlite
 
 from memwarden_shared.store.db import Batch, Step, utcnow
@@ -17,21 +17,14 @@ _FIRST_PG = (
 )
 
 
-def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> set[str]:
-    """The subset of ``event_keys`` never processed by ``consumer``; records them all.
+def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
+    """Record ``event_keys`` as processed by ``consumer``, queued on the caller's batch; after
+    ``send()``, :func:`new_keys` gives the ones never processed before. None when there are
+    no keys.
 
     ON CONFLICT DO NOTHING rather than a read-then-insert, so two workers handling the same
     redelivered batch cannot both see a key as new: the second blocks on the first's row.
     """
-    batch = Batch(conn)
-    step = queue_first_deliveries(batch, consumer, event_keys)
-    batch.send()
-    return new_keys(step)
-
-
-def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -> Step | None:
-    """``first_deliveries`` queued on the caller's batch; read the answer with
-    :func:`new_keys` after ``send()``. None when there are no keys."""
     keys = list(dict.fromkeys(event_keys))
     if not keys:
         return None

@@ -10,9 +10,8 @@ the source of truth.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +19,8 @@ from sqlalchemy import Connection, and_, bindparam, func, or_, select, text, upd
 
 from memwarden_shared.contract.models import FEED_ONLY_TOPICS, Topic
 from memwarden_shared.delivery import handoff
+from memwarden_shared.delivery.events import OutboxEvent, event_of_row
+from memwarden_shared.delivery.pipeline import idle_topics
 from memwarden_shared.store.db import (
     AFTER_COMMIT,
     Batch,
@@ -32,32 +33,6 @@ from memwarden_shared.store.db import (
 from memwarden_shared.store.schema import dead_letters, outbox
 
 NOTIFY_CHANNEL = "memwarden_outbox"
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxEvent:
-    id: int
-    topic: str
-    event_key: str
-    tenant_id: str
-    payload: dict[str, Any]
-    # times published before this claim: more than 0 means a redelivery
-    publish_count: int = 0
-    ordering_key: str | None = field(default=None)
-    ordering_seq: int | None = field(default=None)
-
-    def envelope(self) -> dict[str, Any]:
-        """The JSON form a task receives: small, keyed, no conversation text."""
-        env: dict[str, Any] = {
-            "id": self.id,
-            "topic": self.topic,
-            "key": self.event_key,
-            "tenant_id": self.tenant_id,
-            "payload": self.payload,
-        }
-        if self.ordering_key is not None:
-            env["order"] = [self.ordering_key, self.ordering_seq]
-        return env
 
 
 # (topic, event key, tenant, payload) or the same plus (ordering key, ordering seq)
@@ -89,37 +64,13 @@ def emit_many(conn: Connection, events: list[Event]) -> None:
 def queue_events(batch: Batch, events: list[Event]) -> None:
     """``emit_many`` queued on the caller's batch (sent with its other statements).
 
-    With direct handoff (``shared.handoff``) the events bound for a stage are written as
-    published and handed to the broker after the caller's unit of work commits; the rest
-    (feed-only, unknown topics, embedded mode) wait for a relay as before."""
+    With direct handoff (``delivery.handoff``) the events bound for an idle stage are written
+    as published and handed to the broker after the caller's unit of work commits; the rest
+    (feed-only, unknown topics, busy stages, embedded mode) wait for a relay as before."""
     if not events:
         return
     now = utcnow()
-    rows = [
-        {
-            "topic": str(e[0]),
-            "event_key": e[1],
-            "tenant_id": e[2],
-            "payload": dumps(e[3]),
-            "created_at": now,
-            "ordering_key": e[4] if len(e) > 4 else None,
-            "ordering_seq": e[5] if len(e) > 5 else None,
-            # feed-only events have no consumer stage: born consumed, never relayed
-            "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
-        }
-        for e in events
-    ]
-    if handoff.enabled(batch.conn) and AFTER_COMMIT in batch.conn.info:
-        busy = handoff.busy_stages()
-        if busy is not None:
-            from memwarden_shared.delivery.celery_app import ROUTES
-
-            def goes(row: dict[str, Any]) -> bool:
-                route = ROUTES.get(row["topic"])
-                return route is not None and route[1].value not in busy
-
-            _queue_handoff(batch, [r for r in rows if goes(r)], now)
-            rows = [r for r in rows if not goes(r)]
+    rows = _queue_handoff(batch, [_row(e, now) for e in events], now)
     if not rows:
         return
     batch.add("outbox.emit", lambda _conn: outbox.insert(), rows)
@@ -127,6 +78,20 @@ def queue_events(batch: Batch, events: list[Event]) -> None:
         # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
         # instead of at their next poll. Polling stays the guarantee.
         batch.add("outbox.notify", lambda _conn: text(f"NOTIFY {NOTIFY_CHANNEL}"))
+
+
+def _row(e: Event, now: datetime) -> dict[str, Any]:
+    return {
+        "topic": str(e[0]),
+        "event_key": e[1],
+        "tenant_id": e[2],
+        "payload": dumps(e[3]),
+        "created_at": now,
+        "ordering_key": e[4] if len(e) > 4 else None,
+        "ordering_seq": e[5] if len(e) > 5 else None,
+        # feed-only events have no consumer stage: born consumed, never relayed
+        "consumed_at": now if str(e[0]) in FEED_ONLY_TOPICS else None,
+    }
 
 
 # Rows written as published, in the order given, returning what their envelopes need: one
@@ -142,26 +107,35 @@ FROM unnest(CAST(:topics AS text[]), CAST(:keys AS text[]), CAST(:tenants AS tex
 ORDER BY t.n
 RETURNING id, topic, event_key, tenant_id, payload, publish_count, ordering_key, ordering_seq
 """
+# the statement's array parameters, each a column of the rows
+_HANDOFF_ARRAYS = {
+    "topics": "topic",
+    "keys": "event_key",
+    "tenants": "tenant_id",
+    "payloads": "payload",
+    "ordering_keys": "ordering_key",
+    "ordering_seqs": "ordering_seq",
+}
 
 
-def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> None:
-    if not rows:
-        return
-    step = batch.add(
-        "outbox.handoff",
-        lambda _conn: text(_HANDOFF_SQL),
-        {
-            "now": now,
-            "topics": [r["topic"] for r in rows],
-            "keys": [r["event_key"] for r in rows],
-            "tenants": [r["tenant_id"] for r in rows],
-            "payloads": [r["payload"] for r in rows],
-            "ordering_keys": [r["ordering_key"] for r in rows],
-            "ordering_seqs": [r["ordering_seq"] for r in rows],
-        },
-    )
+def _queue_handoff(batch: Batch, rows: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
+    """Queue the rows bound for an idle stage as published, to be handed to the broker once
+    the caller commits; returns the other rows. Only inside a unit of work (which runs the
+    after-commit callbacks) and only while the queue lengths can be read."""
+    if not (handoff.enabled(batch.conn) and AFTER_COMMIT in batch.conn.info):
+        return rows
+    busy = handoff.busy_stages()
+    if busy is None:
+        return rows
+    idle = idle_topics(busy)
+    going = [r for r in rows if r["topic"] in idle]
+    if not going:
+        return rows
+    arrays = {param: [r[column] for r in going] for param, column in _HANDOFF_ARRAYS.items()}
+    step = batch.add("outbox.handoff", lambda _conn: text(_HANDOFF_SQL), {"now": now, **arrays})
     # step.rows is filled when the batch is sent, which is before the commit
-    after_commit(batch.conn, lambda: handoff.publish([_event_of_row(r) for r in step.rows]))
+    after_commit(batch.conn, lambda: handoff.publish([event_of_row(r) for r in step.rows]))
+    return [r for r in rows if r["topic"] not in idle]
 
 
 def order_seq(said_at: datetime) -> int:
@@ -170,26 +144,8 @@ def order_seq(said_at: datetime) -> int:
     return int(said_at.timestamp() * 1_000_000)
 
 
-def event_of(r: Any) -> OutboxEvent:
-    """An outbox row as the event a relay hands on."""
-    return _event(r)
-
-
 def _event(r: Any) -> OutboxEvent:
-    return _event_of_row(r._mapping)
-
-
-def _event_of_row(r: Mapping[str, Any]) -> OutboxEvent:
-    return OutboxEvent(
-        r["id"],
-        r["topic"],
-        r["event_key"],
-        r["tenant_id"],
-        json.loads(r["payload"]),
-        int(r["publish_count"] or 0),
-        r["ordering_key"],
-        r["ordering_seq"],
-    )
+    return event_of_row(r._mapping)
 
 
 def claim_batch(
@@ -332,9 +288,6 @@ def mark_published(conn: Connection, ids: list[int], now: datetime | None = None
                 publish_count=outbox.c.publish_count + 1,
             )
         )
-
-
-mark_sent = mark_published  # the name the first build used
 
 
 def release(conn: Connection, ids: list[int]) -> None:

@@ -12,57 +12,33 @@ import contextlib
 import logging
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from celery import Celery
+import psycopg
 from sqlalchemy import Connection, Engine, func, select
 
 from memwarden_shared.config import get_settings
-from memwarden_shared.contract.models import FEED_ONLY_TOPICS
-from memwarden_shared.delivery.celery_app import ROUTES
 from memwarden_shared.delivery.dead_letters import dead_letter
+from memwarden_shared.delivery.events import OutboxEvent
 from memwarden_shared.delivery.outbox import (
     NOTIFY_CHANNEL,
-    OutboxEvent,
     claim_batch,
     mark_consumed,
     mark_published,
     pending_events,
     release,
 )
+from memwarden_shared.delivery.pipeline import ROUTES, busy_topics, idle_topics
+from memwarden_shared.delivery.publish import Publisher, send_events
+from memwarden_shared.delivery.queues import BusyQueues
 from memwarden_shared.delivery.retry import backoff_delays, is_transient, redacted
 from memwarden_shared.store.db import in_list, unit_of_work
 from memwarden_shared.store.schema import outbox
 from memwarden_shared.store.tenant_scope import all_tenants
 
 log = logging.getLogger("memwarden.relay")
-
-# (task name, queue, envelopes) -> None; raises if the broker refused the message
-Publisher = Callable[[str, str, list[dict[str, Any]]], None]
-
-
-def group_by_route(
-    events: list[OutboxEvent], max_batch: int
-) -> list[tuple[str, str, list[dict[str, Any]]]]:
-    """One task per destination and chunk: a task carries a batch of keys, not one event."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for event in events:
-        route = ROUTES.get(event.topic)
-        if route is None:
-            if event.topic in FEED_ONLY_TOPICS:
-                continue  # read from the outbox by the event feed; nothing to publish
-            log.error("outbox row %s has unknown topic %s; not routed", event.id, event.topic)
-            continue
-        task, stage = route
-        grouped[(task, stage.value)].append(event.envelope())
-    batches = []
-    for (task, queue), envelopes in grouped.items():
-        for i in range(0, len(envelopes), max_batch):
-            batches.append((task, queue, envelopes[i : i + max_batch]))
-    return batches
 
 
 @dataclass(frozen=True)
@@ -76,21 +52,6 @@ class RelayTimings:
     def from_settings(cls) -> RelayTimings:
         s = get_settings()
         return cls(s.relay_lease_seconds, s.redeliver_seconds)
-
-
-# -> the queues that hold messages now; see ``claim_batch`` (redeliver_topics)
-BusyQueues = Callable[[], set[str]]
-
-
-def redeliverable_topics(busy: set[str]) -> set[str]:
-    """Topics whose destination queue is empty: an overdue row there was lost or is held by
-    a dead or slow worker, not waiting in line."""
-    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value not in busy}
-
-
-def waiting_topics(busy: set[str]) -> set[str]:
-    """Topics whose destination queue holds a message not yet taken by a worker."""
-    return {topic for topic, (_task, stage) in ROUTES.items() if stage.value in busy}
 
 
 @all_tenants("the relay claims outbox rows of every tenant")
@@ -107,24 +68,52 @@ def relay_once(
     The claim commits before publishing, so no row lock is held while the broker is slow;
     the lease keeps other relays off the rows meanwhile. A crash after publishing and
     before marking republishes once the lease ends (consumers are idempotent)."""
-    timings = timings or RelayTimings.from_settings()
+    events = _claim(engine, limit, timings or RelayTimings.from_settings(), busy_queues)
+    if not events:
+        return 0
+    _log_claim(events)
+    sent: list[int] = []
+    try:
+        tasks = send_events(events, publish, limit, sent)
+    except BaseException:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, sent)
+            release(uow.conn, sorted({e.id for e in events} - set(sent)))
+            uow.commit()
+        raise
+    unroutable = [e for e in events if e.topic not in ROUTES]
+    if not unroutable:  # the usual round: one statement
+        with single_statements(engine) as conn:
+            mark_published(conn, sent)
+    else:
+        with unit_of_work(engine) as uow:
+            mark_published(uow.conn, sent)
+            _retire_unroutable(uow.conn, unroutable)
+            uow.commit()
+    log.info("relay published rows=%d tasks=%d", len(sent), tasks)
+    return len(events)
+
+
+def _claim(
+    engine: Engine, limit: int, timings: RelayTimings, busy_queues: BusyQueues | None
+) -> list[OutboxEvent]:
     busy = None if busy_queues is None else busy_queues()
-    topics = None if busy is None else redeliverable_topics(busy)
     with single_statements(engine) as conn:
-        events = claim_batch(
+        return claim_batch(
             conn,
             limit,
             lease_seconds=timings.lease_seconds,
             redeliver_seconds=timings.redeliver_seconds,
-            redeliver_topics=topics,
+            redeliver_topics=None if busy is None else idle_topics(busy),
             # Back-pressure: while a stage still has a message waiting, its new rows stay
             # in the outbox and go later as one bigger batch. A slow stage then receives
             # fewer, larger messages and catches up, instead of working through a queue
             # of one-event messages at its per-message cost.
-            waiting_topics=() if busy is None else waiting_topics(busy),
+            waiting_topics=() if busy is None else busy_topics(busy),
         )
-    if not events:
-        return 0
+
+
+def _log_claim(events: list[OutboxEvent]) -> None:
     again = [e for e in events if e.publish_count > 0]
     log.info("relay claimed rows=%d redeliveries=%d", len(events), len(again))
     if again:  # one line per round, not per row: a held-back batch comes round every second
@@ -135,32 +124,13 @@ def relay_once(
             [e.id for e in again[:10]],
             "…" if len(again) > 10 else "",
         )
-    unroutable = [e for e in events if e.topic not in ROUTES]
-    done: list[int] = []
-    tasks = 0
-    try:
-        for task, queue, envelopes in group_by_route(events, limit):
-            publish(task, queue, envelopes)
-            done.extend(env["id"] for env in envelopes)
-            tasks += 1
-    except BaseException:
-        with unit_of_work(engine) as uow:
-            mark_published(uow.conn, done)
-            release(uow.conn, sorted({e.id for e in events} - set(done)))
-            uow.commit()
-        raise
-    if not unroutable:  # the usual round: one statement
-        with single_statements(engine) as conn:
-            mark_published(conn, done)
-    else:
-        with unit_of_work(engine) as uow:
-            mark_published(uow.conn, done)
-            for e in unroutable:  # nobody will ever consume it: a dead letter, not a loop
-                dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
-            mark_consumed(uow.conn, [e.id for e in unroutable])
-            uow.commit()
-    log.info("relay published rows=%d tasks=%d", len(done), tasks)
-    return len(events)
+
+
+def _retire_unroutable(conn: Connection, unroutable: list[OutboxEvent]) -> None:
+    """Nobody will ever consume these: dead letters, consumed, not a redelivery loop."""
+    for e in unroutable:
+        dead_letter(conn, "relay", e.envelope(), UnknownTopic(e.topic))
+    mark_consumed(conn, [e.id for e in unroutable])
 
 
 @contextlib.contextmanager
@@ -170,7 +140,7 @@ def single_statements(engine: Engine) -> Iterator[Connection]:
 
     Not autocommit, though it would save the BEGIN and COMMIT round trips: row-level
     security scopes a transaction (``set_config(..., is_local => true)`` at BEGIN, see
-    ``shared.db``), and in autocommit that setting would end with its own statement, so
+    ``store.db``), and in autocommit that setting would end with its own statement, so
     the claim would see no tenant's rows. A session-level setting would outlive the
     statement on a pooled connection."""
     with unit_of_work(engine) as uow:
@@ -180,32 +150,6 @@ def single_statements(engine: Engine) -> Iterator[Connection]:
 
 class UnknownTopic(ValueError):
     """An outbox row whose topic routes to no stage."""
-
-
-def redis_busy_queues(broker_url: str, timeout: float = 5.0) -> BusyQueues | None:
-    """The stage queues holding messages in a Redis broker (None for other transports)."""
-    from memwarden_shared.delivery.celery_app import Stage
-    from memwarden_shared.observe.metrics import redis_llen
-
-    llen = redis_llen(broker_url, timeout)
-    if llen is None:
-        return None
-    queues = [stage.value for stage in Stage]
-
-    def busy() -> set[str]:
-        return {q for q, n in zip(queues, llen(queues), strict=True) if n}
-
-    return busy
-
-
-def celery_publisher(app: Celery) -> Publisher:
-    def publish(task: str, queue: str, envelopes: list[dict[str, Any]]) -> None:
-        # argsrepr is what Flower, task events and `celery inspect` show: counts, not payloads.
-        app.send_task(
-            task, args=[envelopes], queue=queue, argsrepr=f"[<{len(envelopes)} outbox events>]"
-        )
-
-    return publish
 
 
 def run_relay(
@@ -279,8 +223,6 @@ class Listener:
         self._failing = False
 
     def _subscribe(self) -> Any:
-        import psycopg
-
         url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
         conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
         conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
@@ -346,15 +288,11 @@ def drain_in_process(
             events = pending_events(uow.conn, size)
         if not events:
             return total
-        for task, queue, envelopes in group_by_route(events, limit):
-            run_task(task, queue, envelopes)
+        send_events(events, run_task, limit, [])
         ids = [e.id for e in events]
         with unit_of_work(engine) as uow:
             mark_published(uow.conn, ids)
-            for e in events:
-                if e.topic not in ROUTES:
-                    dead_letter(uow.conn, "relay", e.envelope(), UnknownTopic(e.topic))
-            mark_consumed(uow.conn, [e.id for e in events if e.topic not in ROUTES])
+            _retire_unroutable(uow.conn, [e for e in events if e.topic not in ROUTES])
             left = uow.conn.execute(
                 select(func.count())
                 .select_from(outbox)

@@ -11,6 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy import exc as sa_exc
+
 # SQLSTATEs PostgreSQL documents as "try again": serialization_failure, deadlock_detected,
 # lock_not_available, query_canceled (statement/lock timeout), admin_shutdown,
 # crash_shutdown, cannot_connect_now, too_many_connections; class 08 is connection loss.
@@ -30,27 +35,25 @@ def _sqlstate(exc: BaseException) -> str | None:
 
 def is_transient(exc: BaseException) -> bool:
     """True when retrying the same work unchanged may succeed (see the module docstring)."""
-    from sqlalchemy import exc as sa_exc
-
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if _is_transient_one(current, sa_exc):
+        if _is_transient_one(current):
             return True
         current = current.__cause__ or current.__context__
     return False
 
 
-def _is_transient_one(exc: BaseException, sa_exc: object) -> bool:
+def _is_transient_one(exc: BaseException) -> bool:
     code = _sqlstate(exc)
     if code is not None:
         return code in TRANSIENT_SQLSTATES or code[:2] in TRANSIENT_SQLSTATE_CLASSES
-    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:  # type: ignore[attr-defined]
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
         return True
-    if isinstance(exc, sa_exc.TimeoutError | sa_exc.DisconnectionError):  # type: ignore[attr-defined]
+    if isinstance(exc, sa_exc.TimeoutError | sa_exc.DisconnectionError):
         return True  # pool exhausted or a connection dropped while checked out
-    if isinstance(exc, sa_exc.OperationalError):  # type: ignore[attr-defined]
+    if isinstance(exc, sa_exc.OperationalError):
         # psycopg raises OperationalError without a SQLSTATE when the server is unreachable;
         # SQLite raises it for "database is locked".
         return True
@@ -58,10 +61,6 @@ def _is_transient_one(exc: BaseException, sa_exc: object) -> bool:
 
 
 def _is_broker_error(exc: BaseException) -> bool:
-    from kombu.exceptions import OperationalError as KombuOperationalError
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-
     return isinstance(
         exc,
         KombuOperationalError | RedisConnectionError | RedisTimeoutError | ConnectionError,

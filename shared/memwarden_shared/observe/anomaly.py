@@ -37,6 +37,7 @@ from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.observe import metrics
 from memwarden_shared.observe.write_counts import (
     BUCKETS_PER_WINDOW,
+    ScopeReads,
     add_counts,
     bucket_start,
     read_scopes,
@@ -224,7 +225,22 @@ def screen(
     guard = Guard(now, th)
     if not proposed:
         return guard, []
-    named = {
+    window = window_edges(now, th.window, th.baseline) if th.enabled else None
+    messages = {(p.tenant_id, p.message_id) for p in proposed}
+    reads = read_scopes(conn, messages, _named_scopes(proposed), window=window)
+    writes = [_write(p, reads.sessions.get((p.tenant_id, p.message_id))) for p in proposed]
+    keys = {(w.tenant_id, s) for w in writes for s in w.scopes()}
+    scopes = {s for _, s in keys}
+    guard.holds = {(h.tenant_id, h.scope): h for h in reads.holds if h.scope in scopes}
+    if th.enabled:
+        _take_rates(guard, reads, keys)
+        _trip_on_proposals(conn, guard, writes)
+    return guard, writes
+
+
+def _named_scopes(proposed: list[Proposed]) -> set[str]:
+    """The scopes a batch names before its sessions are read: subjects and producers."""
+    return {
         scope_name(kind, key)
         for p in proposed
         for kind, key in (
@@ -232,35 +248,28 @@ def screen(
             (ScopeKind.PRODUCER, p.extractor_version),
         )
     }
-    window = window_edges(now, th.window, th.baseline) if th.enabled else None
-    reads = read_scopes(conn, {(p.tenant_id, p.message_id) for p in proposed}, named, window=window)
-    writes = [
-        Write(
-            p.tenant_id,
-            p.subject_id,
-            reads.sessions.get((p.tenant_id, p.message_id)),
-            p.extractor_version,
-            p.proposal_id,
-        )
-        for p in proposed
-    ]
-    keys = {(w.tenant_id, s) for w in writes for s in w.scopes()}
-    guard.holds = {
-        (h.tenant_id, h.scope): h for h in reads.holds if h.scope in {s for _, s in keys}
-    }
-    if not th.enabled:
-        return guard, writes
+
+
+def _write(p: Proposed, session_id: str | None) -> Write:
+    return Write(p.tenant_id, p.subject_id, session_id, p.extractor_version, p.proposal_id)
+
+
+def _take_rates(guard: Guard, reads: ScopeReads, keys: set[tuple[str, str]]) -> None:
     for key, (p_recent, p_older, c_recent, c_older) in reads.counts.items():
         if key in keys:  # the lists match a superset
             guard.proposal_rates[key] = Rate(p_recent, p_older)
             guard.commit_rates[key] = Rate(c_recent, c_older)
-    if _proposal_trips(guard, writes):
-        # A redelivered batch is counted already: judge only proposals not yet decided. Read
-        # only when something would trip, so the usual batch pays nothing for it.
-        decided = _decided(conn, {(w.tenant_id, w.proposal_id) for w in writes})
-        guard.trips = {}
-        _proposal_trips(guard, [w for w in writes if (w.tenant_id, w.proposal_id) not in decided])
-    return guard, writes
+
+
+def _trip_on_proposals(conn: Connection, guard: Guard, writes: list[Write]) -> None:
+    """Trip the scopes whose proposal rate with this batch is anomalous."""
+    if not _proposal_trips(guard, writes):
+        return
+    # A redelivered batch is counted already: judge only proposals not yet decided. Read
+    # only when something would trip, so the usual batch pays nothing for it.
+    decided = _decided(conn, {(w.tenant_id, w.proposal_id) for w in writes})
+    guard.trips = {}
+    _proposal_trips(guard, [w for w in writes if (w.tenant_id, w.proposal_id) not in decided])
 
 
 def _proposal_trips(guard: Guard, writes: list[Write]) -> bool:

@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 import structlog
+from celery import signals
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 CONTENT_KEYS = frozenset({"text", "value", "payload", "evidence"})
@@ -212,8 +213,6 @@ def configure_logging(level: str, *, json: bool, stream: TextIO | None = None) -
 def take_over_celery_logging() -> None:
     """Stop a Celery worker from installing its own handlers: with a receiver connected to
     ``setup_logging``, Celery leaves logging exactly as ``configure_logging`` set it."""
-    from celery import signals
-
     signals.setup_logging.connect(_keep_logging, weak=False, dispatch_uid="memwarden-logging")
     # Warnings raised while the worker starts (e.g. Celery's privilege check) become records.
     logging.captureWarnings(True)

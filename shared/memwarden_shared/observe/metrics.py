@@ -1,5 +1,9 @@
 """Prometheus metrics of every stage (docs/operations.md says what each one means).
 
+A leaf: the metric definitions and the small functions that count into them, importing
+nothing of memwarden, so every layer may count. What reads the store or the broker to set a
+gauge is in ``observe.samplers``.
+
 The metrics live in prometheus_client's default registry of the process that observes
 them: decisions in gate workers, latencies in whichever worker ran the task, backlog and
 queue depth in relays. Each process serves its own ``/metrics`` on
@@ -13,23 +17,15 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
+from celery import signals
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
-from sqlalchemy import Engine
-
-from memwarden_shared.delivery.outbox import backlog, delivery_health, oldest_unsent_at
-from memwarden_shared.store.db import unit_of_work, utcnow
-from memwarden_shared.store.tenant_scope import all_tenants
 
 log = logging.getLogger("memwarden.metrics")
 
-# Relays poll every 0.2 s; counting the outbox that often would cost more than it tells.
-SAMPLE_SECONDS = 5.0
-SLOW_SAMPLE_SECONDS = 60.0
-UNINDEXED_CAP = 10_000  # the gauge saturates here; the audit lists them all
 # A task carries a batch of up to 200 keys: milliseconds idle, seconds under load.
 _TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 # From a turn or a revocation to the index: sub-second when healthy, hours behind a backlog
@@ -123,8 +119,6 @@ def install_task_timing() -> None:
     Idempotent. In a prefork worker the signals fire in the child processes, whose metrics
     the parent's ``/metrics`` cannot see: run ``--pool solo`` or ``threads`` per process.
     """
-    from celery import signals
-
     signals.task_prerun.connect(_task_prerun, weak=False, dispatch_uid="memwarden-prerun")
     signals.task_postrun.connect(_task_postrun, weak=False, dispatch_uid="memwarden-postrun")
 
@@ -136,106 +130,6 @@ def serve(port: int) -> WSGIServer | None:
     server, _thread = start_http_server(port)
     log.info("metrics on :%d/metrics", port)
     return server
-
-
-@all_tenants("backlog gauges count the outbox of every tenant")
-def sample_outbox(engine: Engine) -> None:
-    """Set the backlog gauges from the outbox table (an index-only read on Postgres)."""
-    from memwarden_shared.config import get_settings
-
-    with unit_of_work(engine) as uow:
-        pending = backlog(uow.conn)
-        oldest = oldest_unsent_at(uow.conn)
-        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
-    for state in ("unsent", "in_flight", "overdue", "dead_letters"):
-        DELIVERY.labels(state).set(getattr(health, state))
-    OUTBOX_BACKLOG.set(pending)
-    OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
-
-
-@all_tenants("stuck-work gauges count every tenant")
-def sample_stuck_work(engine: Engine) -> None:
-    """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
-    from memwarden_shared.observe.health import unindexed_versions
-    from memwarden_shared.state.candidates import undecided_count
-
-    with unit_of_work(engine) as uow:
-        STUCK_WORK.labels("undecided_candidates").set(undecided_count(uow.conn))
-        STUCK_WORK.labels("current_without_vector").set(
-            len(unindexed_versions(uow.conn, limit=UNINDEXED_CAP))
-        )
-
-
-def sample_queue_depths(llen: Callable[[list[str]], list[int]]) -> None:
-    """Set one depth gauge per stage; ``llen`` returns the list lengths of the given keys.
-
-    Celery's Redis transport keeps a queue as a list named after it (the list KEDA reads);
-    messages a worker has taken but not acknowledged are not in it.
-    """
-    from memwarden_shared.delivery.celery_app import (
-        Stage,  # the Celery app is built on import; relays only
-    )
-
-    queues = [stage.value for stage in Stage]
-    for queue, depth in zip(queues, llen(queues), strict=True):
-        QUEUE_DEPTH.labels(queue).set(depth)
-
-
-def redis_llen(broker_url: str, timeout: float = 5.0) -> Callable[[list[str]], list[int]] | None:
-    """A list-length reader for a Redis broker, or None for any other transport."""
-    if broker_url.split("://", 1)[0] not in ("redis", "rediss"):
-        return None
-    import redis
-
-    client = redis.Redis.from_url(
-        broker_url, socket_timeout=timeout, socket_connect_timeout=timeout
-    )
-
-    def llen(keys: list[str]) -> list[int]:
-        pipe = client.pipeline(transaction=False)
-        for key in keys:
-            pipe.llen(key)
-        return [int(n) for n in pipe.execute()]
-
-    return llen
-
-
-class RelaySampler:
-    """Called by the relay after each successful round; samples gauges every few seconds."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        llen: Callable[[list[str]], list[int]] | None,
-        *,
-        every: float = SAMPLE_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.engine = engine
-        self.llen = llen
-        self.every = every
-        self.clock = clock
-        self._next = 0.0
-        # the stuck-work counts join whole tables: once a minute, not every few seconds
-        self.slow_every = max(every, SLOW_SAMPLE_SECONDS)
-        self._next_slow = 0.0
-
-    def __call__(self, moved: int) -> None:
-        RELAY_EVENTS.inc(moved)
-        RELAY_LAST_ROUND.set_to_current_time()
-        now = self.clock()
-        if now < self._next:
-            return
-        self._next = now + self.every
-        try:
-            sample_outbox(self.engine)
-            if self.llen is not None:
-                sample_queue_depths(self.llen)
-            if now >= self._next_slow:
-                self._next_slow = now + self.slow_every
-                sample_stuck_work(self.engine)
-        except Exception:  # a gauge must never stop the relay; the next sample retries
-            log.warning("metrics sample failed", exc_info=True)
 
 
 CONSUMER_EVENTS = Counter(
@@ -273,7 +167,7 @@ STUCK_WORK = Gauge(
 
 
 def observe_batch(stage: str, result: Any, seconds: float) -> None:
-    """Count one consumer batch (``shared.consume.ConsumeResult``)."""
+    """Count one consumer batch (``delivery.consume.ConsumeResult``)."""
     for outcome, n in (
         ("processed", result.processed - result.dead),
         ("duplicate", result.duplicates),

@@ -5,25 +5,26 @@ stable hash of (tenant, session), to ``version``; the rest stay on the stable ex
 The monitor (:func:`check_canary`) compares the canary's REJECT, QUARANTINE and
 NEEDS_CONFIRMATION rates with the stable version's over a sliding window of gate decisions
 (``write_counts``, written by the gate in its batch transaction). Past the threshold it rolls
-back: a hold on ``producer:<version>`` for every tenant (``shared.holds``) that routing reads,
+back: a hold on ``producer:<version>`` for every tenant (``state.holds``) that routing reads,
 so every process returns to stable and the env setting alone cannot re-enable it, and that
 the gate reads, so the canary's proposals still waiting for the gate go to review; plus an
 ``extractor.rolled_back`` event on each affected tenant's feed.
 
-Pure: :func:`parse_canary`, :func:`routes_to_canary`, :func:`compare`. The rest takes a
+Pure: :func:`routes_to_canary`, :func:`compare` (the setting's shape, ``Canary`` and
+``parse_canary``, is checked where settings are read, in ``config``). The rest takes a
 connection inside the caller's transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, func, select
 
+from memwarden_shared.config import Canary, parse_canary
 from memwarden_shared.contract.models import Topic
 from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.observe import metrics
@@ -39,36 +40,10 @@ from memwarden_shared.state.holds import (
 )
 from memwarden_shared.store.schema import write_counts
 
-# the version part: the same shape proposals accept (models.VERSION_PATTERN)
-_CANARY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._:@/+-]{0,99}):(\d{1,3}(?:\.\d{1,2})?)$")
 # Hash buckets: percent with two decimals maps onto 0..9999 exactly.
 BUCKETS = 10_000
 # The refusal rates the monitor compares (seed 000: refusal and quarantine rates).
 WATCHED = ("reject", "quarantine", "needs_confirmation")
-CANARY_FORMAT = (
-    "MEMWARDEN_EXTRACTOR_CANARY must be <version>:<percent>, e.g. rules-1.1:5, "
-    "with 0 < percent <= 100 (at most two decimals)"
-)
-
-
-@dataclass(frozen=True)
-class Canary:
-    version: str
-    percent: float
-
-
-def parse_canary(value: str) -> Canary | None:
-    """The canary named by the setting, None when it is empty; ValueError (one line, no
-    echo of the value) when it is malformed."""
-    if not value:
-        return None
-    match = _CANARY.match(value)
-    if match is None:
-        raise ValueError(CANARY_FORMAT)
-    percent = float(match.group(2))
-    if not 0 < percent <= 100:
-        raise ValueError(CANARY_FORMAT)
-    return Canary(match.group(1), percent)
 
 
 def session_bucket(tenant_id: str, session_id: str) -> int:

@@ -2,8 +2,9 @@
 that read one of them is found; an allowed action not yet executed is cancelled, an executed
 one is marked ``needs_repair`` with the external reference the caller reported.
 
-This is the one hook the state changes call (``cancel_actions_using``) at the point where a
-version stops being committed, inside their transaction. Lock order: the caller has already
+``cancel_actions_using`` is subscribed to retractions (``state.retraction``) when this module
+is imported: the state owner announces each version that stops being committed, inside its
+transaction, and this repair runs there. Lock order: the caller has already
 updated the memory version rows; the action gate holds ``FOR SHARE`` on those same rows while
 it decides, so a revocation waits for a deciding action and then sees its row here, or the
 action waits for the revocation and then sees the version gone. Never neither.
@@ -21,6 +22,7 @@ from sqlalchemy import Connection, select, update
 
 from memwarden_shared.contract.models import Topic
 from memwarden_shared.delivery.outbox import emit_many
+from memwarden_shared.state.retraction import subscribe
 from memwarden_shared.store.db import in_list
 from memwarden_shared.store.schema import action_uses, actions
 
@@ -116,3 +118,6 @@ def cancel_actions_using(
         changed.append({**row, "state": target.value, "state_reason": reason})
     emit_many(conn, events)
     return changed
+
+
+subscribe(cancel_actions_using)

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, bindparam, delete, select, update
 from memwarden_shared.contract.models import MemoryStatus, ProposalState, Topic
 from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.state import memory_state
-from memwarden_shared.state.action_repair import cancel_actions_using
+from memwarden_shared.state.retraction import retracted
 from memwarden_shared.store.db import in_list, insert_ignore, pairs_in
 from memwarden_shared.store.schema import (
     FACT_KEY_COLUMNS,
@@ -159,7 +159,7 @@ def retire_versions(
     )
     _proposals_superseded(conn, tenant_id, live)
     # retraction is repair: an action that read a retired version is cancelled or repaired
-    cancel_actions_using(conn, tenant_id, live, now, "curate_retired")
+    retracted(conn, tenant_id, live, now, "curate_retired")
     conn.execute(
         delete(current_memories).where(
             current_memories.c.memory_id == bindparam("b_mid"),

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, bindparam, delete, select, update
 
 from memwarden_shared.contract.models import MemoryStatus, ProposalState, Topic
 from memwarden_shared.delivery.outbox import emit, queue_events
-from memwarden_shared.state.action_repair import cancel_actions_using
+from memwarden_shared.state.retraction import retracted
 from memwarden_shared.store.db import Batch, dumps, in_list, in_param, insert_ignore_stmt
 from memwarden_shared.store.schema import (
     FACT_KEY_COLUMNS,
@@ -200,11 +200,11 @@ def queue_commit_versions(
             ),
             [{"b_mid": i.memory_id, "b_ver": i.supersedes} for i in replaced],
         )
-        batch.send()  # the cancellations below read and write through the connection
+        batch.send()  # the retraction hooks below read and write through the connection
         for i in replaced:
             # a replaced version no longer backs actions that read it (seed 002: corrections
             # are traced to the drafts made from the old record)
-            cancel_actions_using(
+            retracted(
                 batch.conn,
                 i.fact_row["tenant_id"],
                 [(i.memory_id, int(i.supersedes or 0))],
@@ -307,7 +307,7 @@ def take_out_of_recall(
     if not changed:
         return False
     # retraction is repair: actions that read this version are cancelled or need repair
-    cancel_actions_using(conn, tenant_id, [(memory_id, version)], now, reason)
+    retracted(conn, tenant_id, [(memory_id, version)], now, reason)
     conn.execute(
         update(proposals)
         .where(

@@ -14,6 +14,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from alembic import command
+from alembic.config import Config
+from psycopg.rows import dict_row
 from sqlalchemy import (
     Connection,
     Engine,
@@ -25,14 +29,16 @@ from sqlalchemy import (
     event,
     select,
 )
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
 from memwarden_shared.config import get_settings
+from memwarden_shared.store.rls import grant_app_role, require_guarded
 from memwarden_shared.store.schema import FACT_KEY_COLUMNS, fact_keys
-from memwarden_shared.store.tenant_scope import SETTING, current_scope
+from memwarden_shared.store.tenant_scope import ALL_TENANTS, SETTING, current_scope
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _log = logging.getLogger("memwarden.db")
@@ -334,12 +340,6 @@ def migrate(
     (shared.rls; a table without one rolls everything back) and, when ``app_role`` is
     given, grants that role row access to every table (so later tables are granted too).
     """
-    from alembic import command
-    from alembic.config import Config
-
-    from memwarden_shared.store.rls import grant_app_role, require_guarded
-    from memwarden_shared.store.tenant_scope import ALL_TENANTS
-
     engine = engine or get_engine()
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
@@ -470,10 +470,6 @@ def _utc_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _send_pg(conn: Connection, steps: list[Step]) -> None:
-    import psycopg
-    from psycopg.rows import dict_row
-    from sqlalchemy import exc as sa_exc
-
     raw = conn.connection.driver_connection
     assert raw is not None
     try:

@@ -3,20 +3,19 @@ hashed features (Latin words and character trigrams, CJK characters and bigrams)
 L2-normalised, float32. Good enough to rank one subject's few hundred memories.
 
 ``MEMWARDEN_EMBEDDER=openai`` swaps in an OpenAI-compatible ``/v1/embeddings`` endpoint
-(``shared.embedding_remote``). Every vector is stored with its embedder's ``name``, which
-names the dimension too, so vectors of two embedders are never compared."""
+(``remote.embedding_remote``; ``remote.embedders`` picks the configured one). Every vector
+is stored with its embedder's ``name``, which names the dimension too, so vectors of two
+embedders are never compared."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from memwarden_shared.config import Settings, get_settings
 from memwarden_shared.text.fold import Level, fold_text
 
 Vector = npt.NDArray[np.float32]
@@ -129,18 +128,3 @@ def memory_text(normalized_key: str, value_json: str) -> str:
 
 def default_embedder(dim: int = 256) -> HashedNgramEmbedder:
     return HashedNgramEmbedder(dim)
-
-
-def configured_embedder(settings: Settings) -> Embedder:
-    """The embedder ``MEMWARDEN_EMBEDDER`` names (``hashed``, the default, or ``openai``)."""
-    if settings.embedder == "openai":
-        from memwarden_shared.remote.embedding_remote import OpenAIEmbedder
-
-        return OpenAIEmbedder.from_settings(settings)
-    return default_embedder(settings.embedding_dim)
-
-
-@lru_cache(maxsize=1)
-def current_embedder() -> Embedder:
-    """The process's configured embedder (one HTTP client for the remote one)."""
-    return configured_embedder(get_settings())
