@@ -18,9 +18,10 @@ from sqlalchemy import Engine, func, select
 
 import memwarden_replay.io as replay_io
 from memwarden_recall.query import recall
-from memwarden_replay.io import BatchDone, ReplayOptions, replay
+from memwarden_replay.io import BatchDone, ReplayOptions
 from memwarden_replay.source import read_batches
 from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.config import get_settings
 from memwarden_shared.store.schema import (
     current_memories,
     metadata,
@@ -29,9 +30,24 @@ from memwarden_shared.store.schema import (
     shadow_decisions,
     vector_index,
 )
+from memwarden_usecases import replay as replay_use_case
 from memwarden_usecases.pipeline import drain
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def replay(
+    paths: list[Path],
+    options: ReplayOptions,
+    *,
+    engine: Engine,
+    on_batch: Any = None,
+) -> dict[str, Any]:
+    """The replay use case with the configured settings (embedded in tests: each batch's
+    events run in process, as ``memwarden replay`` runs them)."""
+    return replay_use_case.replay(engine, paths, options, get_settings(), on_batch=on_batch)
+
+
 RUN_TABLES = {"replay_runs", "replay_checkpoints"}
 SMALL_TALK = [
     "How do I configure eslint?",

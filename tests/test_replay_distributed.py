@@ -21,11 +21,11 @@ import redis
 from sqlalchemy import Engine, func, select
 
 from memwarden_replay.chunks import BadInputLine, plan_chunks
-from memwarden_replay.io import ReplayOptions, ReplayRefused, replay
+from memwarden_replay.io import ReplayOptions, ReplayRefused
 from memwarden_shared.store.db import engine_for
 from memwarden_shared.store.schema import replay_chunks, shadow_decisions
 from tests.conftest import REDIS_URL
-from tests.test_replay import changed, counts, state
+from tests.test_replay import changed, counts, replay, state
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # Each subject changes its mind across sessions, so a subject decided out of order would

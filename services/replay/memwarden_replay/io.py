@@ -36,7 +36,6 @@ from memwarden_gate.io import GateContext, decide_many
 from memwarden_ingest.io import IngestRefused, IngestResult, ingest_many
 from memwarden_replay.source import Batch, first_bad_line, read_batches
 from memwarden_replay.tally import BatchFacts, Tally, report
-from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden_shared.contract.registry import default_registry
@@ -161,10 +160,13 @@ def run_replay(
     *,
     engine: Engine,
     on_batch: Callable[[BatchDone], None] | None = None,
+    drain: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
-    """Process every remaining batch of the plan; returns the report of the whole run."""
+    """Process every remaining batch of the plan; returns the report of the whole run.
+
+    ``drain`` (embedded mode, the caller's in-process pipeline) runs the events each batch
+    committed before the next batch, and the ones an interrupted run left undelivered."""
     opts = plan.options
-    drain = _drainer(engine) if get_settings().embedded and not opts.shadow else None
     if drain:
         drain()  # events an interrupted run committed but never delivered
     mark = time.perf_counter()
@@ -217,17 +219,6 @@ def replay_report(plan: ReplayPlan, *, engine: Engine) -> dict[str, Any]:
         "finished_at": row.finished_at.isoformat() if row.finished_at else None,
     }
     return report(plan.tally, run)
-
-
-def replay(
-    paths: list[Path],
-    options: ReplayOptions,
-    *,
-    engine: Engine,
-    on_batch: Callable[[BatchDone], None] | None = None,
-) -> dict[str, Any]:
-    """:func:`plan_replay` then :func:`run_replay`."""
-    return run_replay(plan_replay(paths, options, engine=engine), engine=engine, on_batch=on_batch)
 
 
 # --------------------------------------------------------------------------- one batch
@@ -443,9 +434,3 @@ def _record_shadow(conn: Connection, run_id: str, applied: _Applied) -> None:
         insert_ignore(
             conn, shadow_decisions, rows[i : i + 200], ["run_id", "tenant_id", "proposal_id"]
         )
-
-
-def _drainer(engine: Engine) -> Callable[[], int]:
-    from memwarden_usecases.pipeline import drain
-
-    return lambda: drain(engine)
