@@ -1,5 +1,5 @@
-"""API principals (SPEC §11): create one (its key is shown once; only its sha256 is stored),
-list a tenant's, disable one, rotate a key. Each is one transaction."""
+"""API principals (docs/api.md, authentication): create one (its key is shown once; only
+its sha256 is stored), list a tenant's, disable one, rotate a key. One transaction each."""
 
 from __future__ import annotations
 
