@@ -1,7 +1,8 @@
 """The in-process backends: embedded (SQLite, the pipeline runs before a call returns) and
 distributed (a shared database whose outbox the relay and the stage workers serve).
 
-Both call the same service functions as the CLI and the HTTP API do.
+Both call the same use cases (``memwarden_usecases``) as the CLI and the HTTP API do, and
+return the API's own response types (``memwarden.types``).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class LocalBackend:
 
     def _settle(self) -> None:
         if self.embedded:
-            from memwarden_usecases.pipeline import drain
+            from memwarden_usecases.drain import drain
 
             drain(self.engine)
 
@@ -115,12 +116,12 @@ class LocalBackend:
 
     @_in_tenant
     def add(self, turns: Sequence[TurnInput], *, extract: bool) -> AddResult:
-        from memwarden_ingest.io import IngestRefused, ingest_turns
+        from memwarden_usecases.ingest import IngestRefused, ingest
 
         stored = [Turn.model_validate({**t.model_dump(), "tenant_id": self.tenant}) for t in turns]
         with self._allowed(Scope.PROPOSE):
             try:
-                result = ingest_turns(stored, engine=self.engine, extract=extract)
+                result = ingest(self.engine, stored, extract=extract)
             except IngestRefused as exc:
                 raise Refused(str(exc), "message_conflict") from None
         self._settle()
@@ -140,71 +141,67 @@ class LocalBackend:
         for subject in dict.fromkeys(t.subject_id for t in turns):
             out += [
                 Decided.model_validate(p)
-                for p in list_proposals(self.tenant, subject, engine=self.engine)
+                for p in list_proposals(self.engine, self.tenant, subject)
                 if p["message_id"] in wanted
             ]
         return out
 
     @_in_tenant
     def propose(self, proposals: list[dict[str, Any]]) -> list[Receipt]:
-        from memwarden_gate.io import GateContext, decide_batch
+        from memwarden_usecases.propose import propose
 
         for index, p in enumerate(proposals):
             if p.get("tenant_id") not in (None, self.tenant):
                 raise Unauthorized(f"proposal {index} names another tenant", "cross_tenant")
         with self._allowed(Scope.PROPOSE):
-            receipts = decide_batch(
-                proposals,
-                engine=self.engine,
-                ctx=GateContext(proposed_by=self.principal.principal_id),
-            )
+            receipts = propose(self.engine, proposals, proposed_by=self.principal.principal_id)
         self._settle()
         return receipts
 
     @_in_tenant
     def revoke(self, message_id: str) -> Revoked:
-        from memwarden_revalidation.commands import UnknownMessage, revoke_message
+        from memwarden_usecases import retract
 
         with self._allowed(Scope.REVIEW):
             try:
-                changed = revoke_message(self.tenant, message_id, engine=self.engine)
-            except UnknownMessage:
+                changed = retract.revoke(self.engine, self.tenant, message_id)
+            except retract.UnknownMessage:
                 raise NotFound("no such message", "unknown_message") from None
         self._settle()
         return Revoked(message_id=message_id, revoked=changed)
 
     @_in_tenant
     def forget(self, message_id: str) -> Forgotten:
-        from memwarden_revalidation.commands import UnknownMessage, forget_message
+        from memwarden_usecases import retract
 
         with self._allowed(Scope.REVIEW):
             try:
-                count = forget_message(self.tenant, message_id, engine=self.engine)
-            except UnknownMessage:
+                count = retract.forget(self.engine, self.tenant, message_id)
+            except retract.UnknownMessage:
                 raise NotFound("no such message", "unknown_message") from None
         self._settle()
         return Forgotten(message_id=message_id, memory_versions_forgotten=count)
 
     @_in_tenant
     def approve(self, proposal_id: str, payload_hash: str) -> Reviewed:
-        from memwarden_gate.review import approve
+        from memwarden_usecases import review
 
         return self._review(
-            lambda: approve(
-                self.principal, self.tenant, proposal_id, payload_hash, engine=self.engine
+            lambda: review.approve(
+                self.engine, self.principal, self.tenant, proposal_id, payload_hash
             )
         )
 
     @_in_tenant
     def reject(self, proposal_id: str) -> Reviewed:
-        from memwarden_gate.review import reject
+        from memwarden_usecases import review
 
         return self._review(
-            lambda: reject(self.principal, self.tenant, proposal_id, engine=self.engine)
+            lambda: review.reject(self.engine, self.principal, self.tenant, proposal_id)
         )
 
     def _review(self, action: Any) -> Reviewed:
-        from memwarden_gate.review import ReviewRefused
+        from memwarden_usecases.review import ReviewRefused
 
         with self._allowed(Scope.REVIEW):
             try:
@@ -220,10 +217,10 @@ class LocalBackend:
 
     @_in_tenant
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
-        from memwarden_recall.query import recall
+        from memwarden_usecases.recall import recall
 
         with self._allowed(Scope.READ):
-            found = recall(self.tenant, subject, query, k=k, engine=self.engine)
+            found = recall(self.engine, self.tenant, subject, query, k=k)
         return [Recalled.model_validate(r.as_json()) for r in found]
 
     @_in_tenant
@@ -231,38 +228,36 @@ class LocalBackend:
         from memwarden_usecases.inspect import list_memories
 
         with self._allowed(Scope.READ):
-            rows = list_memories(self.tenant, subject, engine=self.engine)
+            rows = list_memories(self.engine, self.tenant, subject)
         return [MemoryVersion.model_validate(r) for r in rows]
 
     @_in_tenant
     def pending(self, limit: int) -> list[Pending]:
-        from memwarden_gate.review import pending
+        from memwarden_usecases.review import pending_with_evidence
 
         with self._allowed(Scope.REVIEW):
-            rows = pending(self.principal, self.tenant, engine=self.engine, limit=limit)
+            rows = pending_with_evidence(self.engine, self.principal, self.tenant, limit=limit)
         return [Pending.model_validate(r) for r in rows]
 
     @_in_tenant
     def act(self, request: dict[str, Any]) -> ActionReceipt:
         from pydantic import ValidationError
 
-        from memwarden_actions.io import request_action
-        from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent
-        from memwarden_actions.request import ActionRequest
         from memwarden_shared.contract.models import safe_error_fields
+        from memwarden_usecases import act
 
         try:
-            req = ActionRequest(tenant_id=self.tenant, **request)
+            req = act.ActionRequest(tenant_id=self.tenant, **request)
         except ValidationError as exc:
             fields = "; ".join(safe_error_fields(exc))
             raise Refused(f"invalid action request ({fields})", "invalid") from None
         try:
             # a principal without action:request gets a recorded DENY not_authorised, as
             # over the API: the gate decides, the client does not pre-empt it
-            got = request_action(req, self.principal, engine=self.engine)
-        except ActionKeyConflict as exc:
+            got = act.request(self.engine, self.principal, req)
+        except act.ActionKeyConflict as exc:
             raise Refused(str(exc), "key_conflict") from None
-        except UnknownIntent as exc:
+        except act.UnknownIntent as exc:
             raise Refused(str(exc), "unknown_intent") from None
         return ActionReceipt.model_validate(got)
 

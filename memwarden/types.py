@@ -1,4 +1,6 @@
-"""The typed results of :class:`memwarden.Memory`, the same on every backend."""
+"""The typed results of :class:`memwarden.Memory`, the same on every backend. They are also
+the HTTP API's response bodies (``memwarden/api/schemas.py`` uses these classes), so a
+remote client reads exactly what the API documents and an in-process one builds the same."""
 
 from __future__ import annotations
 
@@ -11,11 +13,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from memwarden_shared.contract.models import MemoryProposal, Receipt, Role, Source
 
 __all__ = [
+    "ActionOutcome",
     "ActionReceipt",
     "AddResult",
     "Decided",
+    "Evidence",
     "Forgotten",
     "MemoryProposal",
+    "MemoryScope",
     "MemoryVersion",
     "Pending",
     "Recalled",
@@ -27,6 +32,7 @@ __all__ = [
 
 
 class _Result(BaseModel):
+    # extra="ignore": a client keeps working against an API that answers with more fields
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
@@ -77,15 +83,24 @@ class AddResult(_Result):
     decisions: list[Decided] | None = None
 
 
+class MemoryScope(_Result):
+    kind: str
+    key: str
+
+
 class Recalled(_Result):
+    """One recalled memory, with the pointer back to its source."""
+
     memory_id: str
     version: int
     kind: str
     normalized_key: str
-    scope: dict[str, str]
+    scope: MemoryScope
     value: Any
     score: float
-    expires_at: str | None = None
+    expires_at: str | None
+    evidence_message_ids: list[str] = Field(description="the pointer back to the source")
+    notice: str = Field(description="historical record, not current verification")
 
 
 class MemoryVersion(_Result):
@@ -98,15 +113,29 @@ class MemoryVersion(_Result):
     current: bool
     kind: str
     normalized_key: str
-    scope: dict[str, str]
+    scope: MemoryScope
     value: Any = Field(description="null once forgotten")
     evidence_message_ids: list[str]
     auto: bool
-    supersedes: int | None = None
+    supersedes: int | None
     proposal_id: str
-    valid_from: str | None = None
-    valid_to: str | None = None
-    recorded_at: str | None = None
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str | None
+    expired_at: str | None
+
+
+class Evidence(_Result):
+    """Where a candidate's claim stands: the stored message revision and the code-point
+    offsets of its sentence."""
+
+    message_id: str
+    revision: int
+    start: int = Field(description="code-point offset into message_text")
+    end: int = Field(description="exclusive code-point offset into message_text")
+    sha256: str
+    message_text: str | None = Field(description="the stored revision the offsets refer to")
+    message_status: str | None
 
 
 class Pending(_Result):
@@ -118,12 +147,13 @@ class Pending(_Result):
     kind: str
     normalized_key: str
     value: Any
-    scope: dict[str, str]
-    expires_at: str | None = None
+    scope: MemoryScope
+    expires_at: str | None
     decision: str
     reasons: list[str]
     confidence: float
     message_id: str
+    evidence: Evidence
 
 
 class Reviewed(_Result):
@@ -143,19 +173,37 @@ class Forgotten(_Result):
     memory_versions_forgotten: int
 
 
+class ActionOutcome(_Result):
+    external_ref: str | None
+    reported_at: str | None
+
+
 class ActionReceipt(_Result):
     """The action gate's answer (SPEC §14) before a side effect: act only on ``ALLOW``.
 
     ``DUPLICATE`` is a retry under the same idempotency key: the first decision stands, under
-    the same ``action_id``. ``memory_versions`` are the exact versions the decision read."""
+    the same ``action_id``. ``memory_versions`` are the exact versions the decision read;
+    the hashes are what the idempotency key and an approval are bound to; never the params."""
 
+    schema_version: int
     action_id: str
-    decision: str  # ALLOW, NEEDS_APPROVAL, DENY, STALE, DUPLICATE
+    tenant_id: str
+    subject_id: str
+    intent: str
+    decision: str = Field(description="ALLOW | NEEDS_APPROVAL | DENY | STALE | DUPLICATE")
+    first_decision: str | None = Field(default=None, description="set on DUPLICATE")
     reasons: list[str]
-    state: str | None = None
-    intent: str | None = None
-    subject_id: str | None = None
-    memory_versions: list[str] = Field(default_factory=list)
-    idempotency_key: str | None = None
-    request_hash: str | None = None
-    purpose: str | None = None
+    state: str = Field(
+        description="allowed | awaiting_approval | denied | executed | failed | cancelled"
+        " | needs_repair"
+    )
+    state_reason: str | None
+    memory_versions: list[str]
+    purpose: str | None
+    requested_by: str
+    approved_by: str | None
+    idempotency_key: str
+    key_hash: str
+    request_hash: str
+    decided_at: str | None
+    outcome: ActionOutcome | None

@@ -157,6 +157,9 @@ def test_client__add_returns_message_ids_and_recall_finds_the_committed_memory(
         "pnpm",
         1,
     )
+    # the API's body on every backend: the pointer back to the source, the notice
+    assert (found.scope.kind, found.evidence_message_ids) == ("user", ["m-pnpm"])
+    assert found.notice == "historical record, not current verification"
 
 
 def test_client__plain_text_with_a_subject_is_a_turn(backend: Backend) -> None:
@@ -215,6 +218,10 @@ def test_client__a_replacement_waits_for_approval_bound_to_its_payload_hash(
     backend.add(_turn(EMACS, "m-emacs", created_at="2026-05-02T09:00:00Z"))
     [item] = backend.memory.pending()
     assert (item.value, item.decision, item.message_id) == ("emacs", "CONFIRM_REPLACE", "m-emacs")
+    # the evidence a reviewer reads, on every backend: the sentence within its stored text
+    evidence = item.evidence
+    assert evidence.message_text is not None
+    assert evidence.message_text[evidence.start : evidence.end] == EMACS
     with pytest.raises(Refused) as refused:
         backend.memory.approve(item.proposal_id, "0" * 64)
     assert refused.value.code == "payload_hash_mismatch"

@@ -138,10 +138,10 @@ def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
     for t in threads:
         t.join(60)
     assert errors == []
-    from memwarden_curate.doors import run_status
+    from memwarden_usecases.curate import run_status
 
     # the loser of a batch skips it; whatever both skipped, one resume finishes
-    out = run_status(planner, run, engine=pg_engine)
+    out = run_status(pg_engine, planner, run)
     if out["stage"] == "planning":
         out = make_plan(planner, run, RulesRewriter(default_registry()), engine=pg_engine)
     assert out["stage"] == "planned"

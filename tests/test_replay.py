@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from memwarden_recall.query import recall
 from memwarden_replay.io import BatchDone, ReplayOptions
 from memwarden_replay.source import read_batches
 from memwarden_revalidation.commands import revoke_message
+from memwarden_shared.config import get_settings
 from memwarden_shared.store.schema import (
     current_memories,
     metadata,
@@ -29,9 +30,24 @@ from memwarden_shared.store.schema import (
     shadow_decisions,
     vector_index,
 )
+from memwarden_usecases import replay as replay_use_case
 from memwarden_usecases.pipeline import drain
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def replay(
+    paths: list[Path],
+    options: ReplayOptions,
+    *,
+    engine: Engine,
+    on_batch: Any = None,
+) -> dict[str, Any]:
+    """The replay use case with the configured settings (embedded in tests: each batch's
+    events run in process, as ``memwarden replay`` runs them)."""
+    return replay_use_case.replay(engine, paths, options, get_settings(), on_batch=on_batch)
+
+
 RUN_TABLES = {"replay_runs", "replay_checkpoints"}
 SMALL_TALK = [
     "How do I configure eslint?",
@@ -46,20 +62,6 @@ DURABLE = [
     "Remember that I review pull requests only in the afternoon.",
 ]
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def replay(
-    paths: list[Path],
-    options: ReplayOptions,
-    *,
-    engine: Engine,
-    on_batch: Callable[[BatchDone], None] | None = None,
-) -> dict[str, Any]:
-    """In-process replay as ``memwarden replay`` runs it: with the embedded drain, so the
-    vector sink and revalidation keep up with the run."""
-    return replay_io.replay(
-        paths, options, engine=engine, on_batch=on_batch, drain=lambda: drain(engine)
-    )
 
 
 class Interrupted(Exception):

@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, MetaData, String, Text, select
 
-from memwarden_replay.io import ReplayOptions, replay
+from memwarden_replay.io import ReplayOptions
 from memwarden_shared.store.db import engine_for
 from tests.test_api import api_client, auth, make_keys, turn
+from tests.test_replay import replay
 
 # Pieces joined at run time so this file never reads as a secret to a scanner.
 AGE = "AGE-SECRET-KEY-1" + "QYPRZ9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2

@@ -157,9 +157,9 @@ def test_seed002_8__retraction_cascades_to_derived_drafts_and_queued_tasks(
     )[0]
     assert receipt.decision == "COMMIT", receipt.reasons
     draft, draft_version = memory_of(store, tenant, m2)
-    from memwarden.api.reads import memory_versions_of
+    from memwarden_usecases.inspect import memory_history
 
-    [version_row] = memory_versions_of(store, tenant, draft)
+    [version_row] = memory_history(store, tenant, draft)
     assert version_row["derived_from"] == [f"{source}:1"]  # the dependency edge is kept
     queued = act(store, tenant, "email.send", [draft], params={"to": "acme"})
     sent = act(store, tenant, "calendar.book", [source], params={"slot": "mon"})

@@ -1,4 +1,5 @@
-"""Bodies of the action gate's HTTP routes (SPEC §14); they make the OpenAPI document."""
+"""Bodies of the action gate's HTTP routes (SPEC §14); they make the OpenAPI document. The
+receipt itself is the client's :class:`memwarden.types.ActionReceipt`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from memwarden.api.schemas import HEX64, Body
-from memwarden_actions.request import INTENT_PATTERN, USES_PATTERN
+from memwarden.types import ActionReceipt
+from memwarden_usecases.act import INTENT_PATTERN, USES_PATTERN
 
 
 class ActionIn(Body):
@@ -26,41 +28,8 @@ class ActionIn(Body):
     purpose: str | None = Field(default=None, min_length=1, max_length=100)
 
 
-class OutcomeOut(BaseModel):
-    external_ref: str | None
-    reported_at: str | None
-
-
-class ActionReceiptOut(BaseModel):
-    """The action receipt: the exact memory versions read, the hashes the idempotency key
-    and an approval are bound to; never the params."""
-
-    schema_version: int
-    action_id: str
-    tenant_id: str
-    subject_id: str
-    intent: str
-    decision: str = Field(description="ALLOW | NEEDS_APPROVAL | DENY | STALE | DUPLICATE")
-    first_decision: str | None = Field(default=None, description="set on DUPLICATE")
-    reasons: list[str]
-    state: str = Field(
-        description="allowed | awaiting_approval | denied | executed | failed | cancelled"
-        " | needs_repair"
-    )
-    state_reason: str | None
-    memory_versions: list[str]
-    purpose: str | None
-    requested_by: str
-    approved_by: str | None
-    idempotency_key: str
-    key_hash: str
-    request_hash: str
-    decided_at: str | None
-    outcome: OutcomeOut | None
-
-
 class ActionsOut(BaseModel):
-    actions: list[ActionReceiptOut]
+    actions: list[ActionReceipt]
 
 
 class ApproveActionIn(Body):
@@ -72,7 +41,7 @@ class OutcomeIn(Body):
     external_ref: str | None = Field(default=None, min_length=1, max_length=500)
 
 
-class PendingActionOut(ActionReceiptOut):
+class PendingActionOut(ActionReceipt):
     params: dict[str, Any] = Field(description="shown to approvers: what would be done")
 
 
@@ -90,7 +59,7 @@ class AffectedMemoryOut(BaseModel):
     via: str = Field(description="evidence (cites the message) | derived (from one that does)")
 
 
-class RepairActionOut(ActionReceiptOut):
+class RepairActionOut(ActionReceipt):
     owner: str = Field(description="the principal that requested the action")
     external_ref: str | None
 

@@ -1,4 +1,6 @@
-"""Request and response bodies of the HTTP API (they make the OpenAPI document)."""
+"""Request and response bodies of the HTTP API (they make the OpenAPI document). The bodies a
+client also returns (a recalled memory, a version, a pending candidate, a review's outcome …)
+are the client's own types, :mod:`memwarden.types`: one set of models for both doors."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memwarden.types import MemoryVersion, Pending, Recalled
 from memwarden_shared.contract.models import Id, MemoryProposal, Receipt, Text, Turn
 
 HEX64 = r"^[0-9a-f]{64}$"
@@ -66,51 +69,8 @@ class ApproveIn(Body):
     payload_hash: str = Field(pattern=HEX64, description="the payload hash the reviewer saw")
 
 
-class ReviewOut(BaseModel):
-    proposal_id: str
-    state: str
-    memory_id: str | None = None
-    memory_version: int | None = None
-
-
-class ScopeOut(BaseModel):
-    kind: str
-    key: str
-
-
-class EvidenceOut(BaseModel):
-    message_id: str
-    revision: int
-    start: int = Field(description="code-point offset into message_text")
-    end: int = Field(description="exclusive code-point offset into message_text")
-    sha256: str
-    message_text: str | None = Field(description="the stored revision the offsets refer to")
-    message_status: str | None
-
-
-class PendingItem(BaseModel):
-    proposal_id: str
-    payload_hash: str
-    subject_id: str
-    kind: str
-    normalized_key: str
-    value: Any
-    scope: ScopeOut
-    expires_at: str | None
-    decision: str
-    reasons: list[str]
-    confidence: float
-    message_id: str
-    evidence: EvidenceOut
-
-
 class PendingOut(BaseModel):
-    pending: list[PendingItem]
-
-
-class RevokeOut(BaseModel):
-    message_id: str
-    revoked: bool = Field(description="false when it was already revoked")
+    pending: list[Pending]
 
 
 class RevisionIn(Body):
@@ -122,27 +82,9 @@ class RevisionOut(BaseModel):
     revision: int
 
 
-class ForgetOut(BaseModel):
-    message_id: str
-    memory_versions_forgotten: int
-
-
-class RecalledOut(BaseModel):
-    memory_id: str
-    version: int
-    kind: str
-    normalized_key: str
-    scope: ScopeOut
-    value: Any
-    score: float
-    expires_at: str | None
-    evidence_message_ids: list[str] = Field(description="the pointer back to the source")
-    notice: str = Field(description="historical record, not current verification")
-
-
 class RecallOut(BaseModel):
     subject_id: str
-    memories: list[RecalledOut]
+    memories: list[Recalled]
     context: str | None = Field(
         default=None, description="with format=context: the block to put into a prompt"
     )
@@ -151,28 +93,15 @@ class RecallOut(BaseModel):
     )
 
 
-class VersionOut(BaseModel):
-    memory_id: str
-    version: int
-    status: str
+class VersionOut(MemoryVersion):
+    """One version in a memory's history: a subject's version with its status reason, its
+    derivation and its expiry."""
+
     status_reason: str | None
-    current: bool
     subject_id: str
-    kind: str
-    normalized_key: str
-    scope: ScopeOut
-    value: Any = Field(description="null once forgotten")
-    evidence_message_ids: list[str]
-    auto: bool
-    supersedes: int | None
     derived_from: list[str] = Field(
         default_factory=list, description="memory_id:version this summary was derived from"
     )
-    proposal_id: str
-    valid_from: str | None
-    valid_to: str | None
-    recorded_at: str | None
-    expired_at: str | None
     expires_at: str | None
 
 
@@ -181,28 +110,9 @@ class VersionsOut(BaseModel):
     versions: list[VersionOut]
 
 
-class SubjectMemoryOut(BaseModel):
-    memory_id: str
-    version: int
-    status: str
-    current: bool
-    kind: str
-    normalized_key: str
-    scope: ScopeOut
-    value: Any = Field(description="null once forgotten")
-    evidence_message_ids: list[str]
-    auto: bool
-    supersedes: int | None
-    proposal_id: str
-    valid_from: str | None
-    valid_to: str | None
-    recorded_at: str | None
-    expired_at: str | None
-
-
 class SubjectMemoriesOut(BaseModel):
     subject_id: str
-    memories: list[SubjectMemoryOut]
+    memories: list[MemoryVersion]
 
 
 class EventOut(BaseModel):

@@ -34,7 +34,7 @@ class ApiState:
         drain; the write itself is committed, so the request still succeeds."""
         if not self.embedded:
             return
-        from memwarden_usecases.pipeline import drain
+        from memwarden_usecases.drain import drain
 
         # One drain at a time: a second would only re-run the same rows (harmless, wasted).
         with self._drain_lock:

@@ -267,45 +267,63 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _exit_for(exc: BaseException, command: str) -> int:
-    from kombu.exceptions import OperationalError as BrokerDown
-    from redis.exceptions import ConnectionError as RedisDown
-    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
-
     if isinstance(exc, SystemExit):
         raise exc
     if isinstance(exc, KeyboardInterrupt):
         return 130
-    if isinstance(exc, CliError):
-        return _refuse(str(exc), 2)
+    for line_of, code in ((_unavailable_line, 3), (_input_line, 2), (_refused_line, 1)):
+        line = line_of(exc)
+        if line is not None:
+            return _refuse(line, code)
+    # Frames only, at DEBUG: the exception's message may quote the input.
+    log.debug("%s in %s\n%s", type(exc).__name__, command, "".join(format_tb(exc.__traceback__)))
+    return _refuse(f"internal error ({type(exc).__name__}); its message is not shown", 1)
+
+
+def _unavailable_line(exc: BaseException) -> str | None:
+    """Exit 3: something the command needs is not there (database, broker, schema)."""
+    from kombu.exceptions import OperationalError as BrokerDown
+    from redis.exceptions import ConnectionError as RedisDown
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+
     if isinstance(exc, Unavailable):
-        return _refuse(str(exc), 3)
+        return str(exc)
     if isinstance(exc, (ArgumentError, NoSuchModuleError)):
-        return _refuse("the database URL is not usable (check MEMWARDEN_DATABASE_URL)", 3)
+        return "the database URL is not usable (check MEMWARDEN_DATABASE_URL)"
     if isinstance(exc, OperationalError) or (
         isinstance(exc, DBAPIError) and exc.connection_invalidated
     ):
         # psycopg's message names host, port and user: the line stays generic.
-        return _refuse(
+        return (
             "the database is unavailable (unreachable, or the URL or credentials are wrong; "
-            "check MEMWARDEN_DATABASE_URL)",
-            3,
+            "check MEMWARDEN_DATABASE_URL)"
         )
     if isinstance(exc, (BrokerDown, RedisDown)):
-        return _refuse("the broker is unavailable (check MEMWARDEN_BROKER_URL)", 3)
+        return "the broker is unavailable (check MEMWARDEN_BROKER_URL)"
+    return None
+
+
+def _input_line(exc: BaseException) -> str | None:
+    """Exit 2: a usage or input error the user can fix."""
+    if isinstance(exc, CliError):
+        return str(exc)
     if isinstance(exc, UnicodeDecodeError):
-        return _refuse(f"input is not UTF-8 (byte {exc.start})", 2)
+        return f"input is not UTF-8 (byte {exc.start})"
     if isinstance(exc, OSError):
-        return _refuse(f"{exc.strerror or type(exc).__name__}: {exc.filename or ''}", 2)
+        return f"{exc.strerror or type(exc).__name__}: {exc.filename or ''}"
     if isinstance(exc, ValidationError) and exc.title == "Settings":
-        return _refuse(settings_error_line(exc), 2)
+        return settings_error_line(exc)
     if isinstance(exc, ValidationError):
-        return _refuse(f"invalid input ({'; '.join(safe_error_fields(exc))})", 2)
+        return f"invalid input ({'; '.join(safe_error_fields(exc))})"
+    return None
+
+
+def _refused_line(exc: BaseException) -> str | None:
+    """Exit 1: the database refused the operation."""
     if isinstance(exc, SQLAlchemyError):
         # The database's own message may quote a row (a unique key holding a message id).
-        return _refuse(f"the database refused the operation ({type(exc).__name__})", 1)
-    # Frames only, at DEBUG: the exception's message may quote the input.
-    log.debug("%s in %s\n%s", type(exc).__name__, command, "".join(format_tb(exc.__traceback__)))
-    return _refuse(f"internal error ({type(exc).__name__}); its message is not shown", 1)
+        return f"the database refused the operation ({type(exc).__name__})"
+    return None
 
 
 def _refuse(line: str, code: int) -> int:

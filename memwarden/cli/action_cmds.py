@@ -63,17 +63,15 @@ def add_action_commands(sub: Any) -> None:
 def cmd_act(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from memwarden_actions.io import request_action
-    from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent
-    from memwarden_actions.request import ActionRequest
     from memwarden_shared.state.auth import Forbidden
+    from memwarden_usecases import act
 
     try:
         params = json.loads(args.params)
     except json.JSONDecodeError as exc:
         raise CliError(f"--params is not JSON ({exc.msg})") from None
     try:
-        req = ActionRequest(
+        req = act.ActionRequest(
             tenant_id=args.tenant,
             subject_id=args.subject,
             intent=args.intent,
@@ -88,49 +86,47 @@ def cmd_act(args: argparse.Namespace) -> int:
     engine = open_engine()
     principal = principal_from(args, engine)
     try:
-        print_json(request_action(req, principal, engine=engine))
-    except ActionKeyConflict as exc:
+        print_json(act.request(engine, principal, req))
+    except act.ActionKeyConflict as exc:
         print_json(exc.receipt())
         return 1  # like HTTP 409: the key means another action
-    except (UnknownIntent, Forbidden) as exc:
+    except (act.UnknownIntent, Forbidden) as exc:
         raise CliError(str(exc)) from None
     return 0
 
 
 def _refusals() -> tuple[type[Exception], ...]:
-    from memwarden_actions.receipts import ActionRefused, UnknownAction
     from memwarden_shared.state.auth import Forbidden
+    from memwarden_usecases.act import ActionRefused, UnknownAction
 
     return (ActionRefused, UnknownAction, Forbidden)
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
-    from memwarden_actions.lifecycle import approve_action
+    from memwarden_usecases import act
 
     engine = open_engine()
     principal = principal_from(args, engine)
     try:
-        print_json(
-            approve_action(principal, args.tenant, args.action, args.request_hash, engine=engine)
-        )
+        print_json(act.approve(engine, principal, args.tenant, args.action, args.request_hash))
     except _refusals() as exc:
         raise CliError(f"approve refused: {exc}") from None
     return 0
 
 
 def cmd_outcome(args: argparse.Namespace) -> int:
-    from memwarden_actions.lifecycle import OutcomeStatus, report_outcome
+    from memwarden_usecases import act
 
     engine = open_engine()
     principal = principal_from(args, engine)
     try:
-        receipt = report_outcome(
+        receipt = act.outcome(
+            engine,
             principal,
             args.tenant,
             args.action,
-            OutcomeStatus(args.status),
+            act.OutcomeStatus(args.status),
             args.external_ref,
-            engine=engine,
         )
     except _refusals() as exc:
         raise CliError(f"outcome refused: {exc}") from None
@@ -139,21 +135,21 @@ def cmd_outcome(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from memwarden_actions.lifecycle import actions_for_memory
+    from memwarden_usecases import act
 
-    print_json(actions_for_memory(args.tenant, args.memory, engine=open_engine()))
+    print_json(act.for_memory(open_engine(), args.tenant, args.memory))
     return 0
 
 
 def cmd_pending_actions(args: argparse.Namespace) -> int:
-    from memwarden_actions.lifecycle import pending_approvals
+    from memwarden_usecases import act
 
-    print_json(pending_approvals(args.tenant, engine=open_engine()))
+    print_json(act.pending(open_engine(), args.tenant))
     return 0
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
-    from memwarden_actions.lifecycle import affected_by_message
+    from memwarden_usecases import act
 
-    print_json(affected_by_message(args.tenant, args.message, engine=open_engine()))
+    print_json(act.affected(open_engine(), args.tenant, args.message))
     return 0

@@ -118,10 +118,10 @@ def principal_from(args: argparse.Namespace, engine: Any) -> Any:
 
 
 def drain_if_embedded() -> None:
-    if get_settings().embedded:
-        from memwarden_usecases.pipeline import drain
+    """Embedded mode: run the write's cascade before the command prints its answer."""
+    from memwarden_usecases.drain import drain_if_embedded as settle
 
-        drain()
+    settle(get_engine(), get_settings())
 
 
 # Operator commands whose work spans tenants: a JSONL file may name many (``--tenant`` is

@@ -7,7 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from memwarden.cli.common import (
@@ -18,23 +21,11 @@ from memwarden.cli.common import (
     print_json,
 )
 
-ACTIONS = (
-    "snapshot",
-    "plan",
-    "check",
-    "review",
-    "attest",
-    "publish",
-    "rollback",
-    "status",
-    "export",
-)
-
 
 def add_curate_commands(sub: Any) -> None:
     p = sub.add_parser("curate", help="rewrite a memory base as a release (SPEC §15)")
     p.set_defaults(handler=cmd_curate)
-    p.add_argument("action", choices=ACTIONS, help="the curate step to run")
+    p.add_argument("action", choices=tuple(STEPS), help="the curate step to run")
     p.add_argument("--tenant", help="the tenant (default: the API key's)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--subject", action="append", help="snapshot: a subject (repeatable)")
@@ -64,19 +55,21 @@ def _statement(arg: str | None) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True)
+class _Step:
+    """What every curate step needs; ``curate`` is the use-case module, imported lazily."""
+
+    curate: ModuleType
+    engine: Any
+    principal: Any
+    args: argparse.Namespace
+    settings: Any
+
+
 def cmd_curate(args: argparse.Namespace) -> int:
-    from memwarden_curate import doors
-    from memwarden_curate.publish import publish, rollback
-    from memwarden_curate.runs import CurateRefused
-    from memwarden_curate.stages import (
-        attest_plan,
-        check_plan,
-        make_plan,
-        review_plan,
-        take_snapshot,
-    )
     from memwarden_shared.config import get_settings
     from memwarden_shared.store.tenant_scope import tenant_scope
+    from memwarden_usecases import curate
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -84,52 +77,92 @@ def cmd_curate(args: argparse.Namespace) -> int:
         raise CliError(f"the API key belongs to tenant {principal.tenant_id}, not {args.tenant}")
     if args.action != "snapshot" and not args.run:
         raise CliError(f"curate {args.action} needs --run RUN_ID")
-    settings = get_settings()
+    step = _Step(curate, engine, principal, args, get_settings())
     # Row-level security: the run is the API key's tenant's (shared.tenant_scope).
     with tenant_scope(principal.tenant_id):
         try:
-            if args.action == "snapshot":
-                if not args.subject and not args.all_subjects:
-                    raise CliError("snapshot needs --subject S (repeatable) or --all-subjects")
-                out = take_snapshot(
-                    principal,
-                    principal.tenant_id,
-                    None if args.all_subjects else args.subject,
-                    run_id=args.run,
-                    batch_size=args.batch_size,
-                    engine=engine,
-                )
-            elif args.action == "plan":
-                out = make_plan(
-                    principal, args.run, doors.rewriter(args.rewriter, settings), engine=engine
-                )
-            elif args.action == "check":
-                out = check_plan(principal, args.run, engine=engine)
-                print_json(doors.summary(out))
-                return 1 if out["problems"] else 0
-            elif args.action == "review":
-                out = review_plan(
-                    principal,
-                    args.run,
-                    approve=not args.reject,
-                    reviewer=doors.reviewer(args.reviewer_model, settings),
-                    engine=engine,
-                )
-            elif args.action == "attest":
-                out = attest_plan(principal, args.run, _statement(args.statement), engine=engine)
-            elif args.action == "publish":
-                out = publish(principal, args.run, engine=engine)
-                drain_if_embedded()
-            elif args.action == "rollback":
-                out = rollback(principal, args.run, engine=engine)
-                drain_if_embedded()
-            elif args.action == "export":
-                sys.stdout.write(doors.snapshot_jsonl(principal, args.run, engine=engine))
-                return 0
-            else:
-                out = doors.run_status(principal, args.run, engine=engine)
-        except CurateRefused as exc:
+            return STEPS[args.action](step)
+        except curate.CurateRefused as exc:
             detail = f" ({len(exc.problems)} problems: {exc.problems[:3]})" if exc.problems else ""
             raise CliError(f"{exc}{detail}") from None
-    print_json(doors.summary(out))
+
+
+def _show(step: _Step, out: dict[str, Any]) -> int:
+    print_json(step.curate.summary(out))
     return 0
+
+
+def _snapshot(step: _Step) -> int:
+    args = step.args
+    if not args.subject and not args.all_subjects:
+        raise CliError("snapshot needs --subject S (repeatable) or --all-subjects")
+    subjects = None if args.all_subjects else args.subject
+    out = step.curate.snapshot(
+        step.engine, step.principal, subjects, run_id=args.run, batch_size=args.batch_size
+    )
+    return _show(step, out)
+
+
+def _plan(step: _Step) -> int:
+    out = step.curate.plan(
+        step.engine, step.principal, step.args.run, step.args.rewriter, step.settings
+    )
+    return _show(step, out)
+
+
+def _check(step: _Step) -> int:
+    """Exit 1 when the check finds problems (they are in the printed JSON)."""
+    out = step.curate.check(step.engine, step.principal, step.args.run)
+    _show(step, out)
+    return 1 if out["problems"] else 0
+
+
+def _review(step: _Step) -> int:
+    out = step.curate.review(
+        step.engine,
+        step.principal,
+        step.args.run,
+        approve=not step.args.reject,
+        reviewer_model=step.args.reviewer_model,
+        settings=step.settings,
+    )
+    return _show(step, out)
+
+
+def _attest(step: _Step) -> int:
+    statement = _statement(step.args.statement)
+    return _show(step, step.curate.attest(step.engine, step.principal, step.args.run, statement))
+
+
+def _publish(step: _Step) -> int:
+    out = step.curate.publish(step.engine, step.principal, step.args.run)
+    drain_if_embedded()
+    return _show(step, out)
+
+
+def _rollback(step: _Step) -> int:
+    out = step.curate.rollback(step.engine, step.principal, step.args.run)
+    drain_if_embedded()
+    return _show(step, out)
+
+
+def _export(step: _Step) -> int:
+    sys.stdout.write(step.curate.export(step.engine, step.principal, step.args.run))
+    return 0
+
+
+def _status(step: _Step) -> int:
+    return _show(step, step.curate.run_status(step.engine, step.principal, step.args.run))
+
+
+STEPS: dict[str, Callable[[_Step], int]] = {
+    "snapshot": _snapshot,
+    "plan": _plan,
+    "check": _check,
+    "review": _review,
+    "attest": _attest,
+    "publish": _publish,
+    "rollback": _rollback,
+    "status": _status,
+    "export": _export,
+}

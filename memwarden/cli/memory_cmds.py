@@ -19,42 +19,38 @@ from memwarden_shared.config import get_settings
 def cmd_memories(args: argparse.Namespace) -> int:
     from memwarden_usecases.inspect import list_memories
 
-    print_json(list_memories(args.tenant, args.subject, engine=open_engine()))
+    print_json(list_memories(open_engine(), args.tenant, args.subject))
     return 0
 
 
 def cmd_proposals(args: argparse.Namespace) -> int:
     from memwarden_usecases.inspect import list_proposals
 
-    print_json(list_proposals(args.tenant, args.subject, engine=open_engine()))
+    print_json(list_proposals(open_engine(), args.tenant, args.subject))
     return 0
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from memwarden_recall.query import recall
-    from memwarden_recall.ranking import EmbedderMismatch
-    from memwarden_shared.text.embedding import EmbedderNotConfigured
+    from memwarden_usecases import recall
 
     try:
-        found = recall(
+        found = recall.recall(
+            open_engine(),
             args.tenant,
             args.subject,
             args.query,
             k=args.k,
             scope_kind=args.scope_kind,
             purpose=args.purpose,
-            engine=open_engine(),
         )
-    except EmbedderMismatch as exc:
+    except recall.EmbedderMismatch as exc:
         raise Unavailable(str(exc)) from None
-    except EmbedderNotConfigured as exc:
+    except recall.EmbedderNotConfigured as exc:
         raise CliError(str(exc)) from None
     if args.format == "context":
-        from memwarden_recall.context import render_context
-
-        sys.stdout.write(render_context(found, args.lang))
+        sys.stdout.write(recall.context_block(found, args.lang))
         return 0
-    if reason := getattr(found, "reason", None):
+    if reason := recall.protected_reason(found):
         print_json({"memories": [], "protected_reason": reason})
         return 0
     print_json([r.as_json() for r in found])
@@ -62,11 +58,11 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    from memwarden_revalidation.commands import UnknownMessage, revoke_message
+    from memwarden_usecases import retract
 
     try:
-        changed = revoke_message(args.tenant, args.message, engine=open_engine())
-    except UnknownMessage as exc:
+        changed = retract.revoke(open_engine(), args.tenant, args.message)
+    except retract.UnknownMessage as exc:
         raise CliError(str(exc)) from None
     drain_if_embedded()
     print_json({"message_id": args.message, "revoked": changed})
@@ -74,11 +70,11 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from memwarden_revalidation.commands import UnknownMessage, forget_message
+    from memwarden_usecases import retract
 
     try:
-        forgotten = forget_message(args.tenant, args.message, engine=open_engine())
-    except UnknownMessage as exc:
+        forgotten = retract.forget(open_engine(), args.tenant, args.message)
+    except retract.UnknownMessage as exc:
         raise CliError(str(exc)) from None
     drain_if_embedded()
     print_json({"message_id": args.message, "memory_versions_forgotten": forgotten})
@@ -86,18 +82,18 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
-    from memwarden_revalidation.commands import Refused, UnknownMessage, supersede_message
+    from memwarden_usecases import retract
 
     text = read_text_arg(args.text, args.file)
     try:
-        revision = supersede_message(
+        revision = retract.supersede(
+            open_engine(),
             args.tenant,
             args.message,
             text,
-            engine=open_engine(),
             max_text_chars=get_settings().max_text_chars,
         )
-    except (UnknownMessage, Refused) as exc:
+    except (retract.UnknownMessage, retract.Refused) as exc:
         raise CliError(str(exc)) from None
     drain_if_embedded()
     print_json({"message_id": args.message, "revision": revision})
@@ -105,11 +101,11 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 
 def cmd_reject_memory(args: argparse.Namespace) -> int:
-    from memwarden_revalidation.commands import UnknownMemory, reject_memory
+    from memwarden_usecases import retract
 
     try:
-        version = reject_memory(args.tenant, args.memory, engine=open_engine())
-    except UnknownMemory as exc:
+        version = retract.reject(open_engine(), args.tenant, args.memory)
+    except retract.UnknownMemory as exc:
         raise CliError(str(exc)) from None
     drain_if_embedded()
     print_json({"memory_id": args.memory, "version": version, "status": "revoked"})
@@ -119,7 +115,7 @@ def cmd_reject_memory(args: argparse.Namespace) -> int:
 def cmd_as_of(args: argparse.Namespace) -> int:
     from datetime import datetime
 
-    from memwarden_recall.query import recall_as_of
+    from memwarden_usecases.recall import as_of
 
     try:
         valid_at = datetime.fromisoformat(args.valid_at)
@@ -129,9 +125,7 @@ def cmd_as_of(args: argparse.Namespace) -> int:
     if valid_at.tzinfo is None or known_at.tzinfo is None:
         raise CliError("timestamps must carry a UTC offset, e.g. 2026-05-01T00:00:00Z")
     print_json(
-        recall_as_of(
-            args.tenant, args.subject, valid_at=valid_at, known_at=known_at, engine=open_engine()
-        )
+        as_of(open_engine(), args.tenant, args.subject, valid_at=valid_at, known_at=known_at)
     )
     return 0
 

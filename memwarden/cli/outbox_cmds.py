@@ -9,10 +9,6 @@ from typing import Any
 from memwarden.cli.common import CliError, open_engine, print_json
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.models import Topic
-from memwarden_shared.delivery.outbox import delivery_health, mark_unsent
-from memwarden_shared.observe.health import unindexed_versions
-from memwarden_shared.state.candidates import undecided_count
-from memwarden_shared.store.db import unit_of_work, utcnow
 
 
 def add_outbox_commands(sub: Any) -> None:
@@ -51,31 +47,18 @@ def cmd_outbox_status(args: argparse.Namespace) -> int:
     """Delivery health: rows never published, in flight, overdue (published but not consumed
     past the redelivery deadline), dead letters, undecided candidates, current versions
     without a vector row."""
-    with unit_of_work(open_engine()) as uow:
-        health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
-        undecided = undecided_count(uow.conn)
-        unindexed = len(unindexed_versions(uow.conn))
-    oldest = health.oldest_unsent_at
-    age = None if oldest is None else round((utcnow() - oldest).total_seconds(), 3)
-    print_json(
-        {
-            **health.as_json(),
-            "oldest_unsent_age_seconds": age,
-            "undecided_candidates": undecided,
-            "current_without_vector": unindexed,
-        }
-    )
+    from memwarden_usecases.operate import outbox_status
+
+    print_json(outbox_status(open_engine(), redeliver_seconds=get_settings().redeliver_seconds))
     return 0
 
 
 def cmd_outbox_requeue(args: argparse.Namespace) -> int:
+    from memwarden_usecases.operate import requeue
+
     if args.until is not None and args.until <= args.since:
         raise CliError("--until must be later than --since")
-    with unit_of_work(open_engine()) as uow:
-        # One UPDATE: rows become visible to relays all at once, oldest id first.
-        count = mark_unsent(uow.conn, args.since, args.until, args.topic)
-        if not args.dry_run:
-            uow.commit()
+    count = requeue(open_engine(), args.since, args.until, args.topic, dry_run=args.dry_run)
     print_json(
         {
             "requeued": 0 if args.dry_run else count,

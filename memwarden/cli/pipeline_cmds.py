@@ -41,8 +41,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     """Stream the file into the store in batches; a progress bar on stderr at a terminal."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from memwarden_ingest.io import IngestRefused
-    from memwarden_ingest.stream import BatchStored, ingest_file
+    from memwarden_usecases.ingest import BatchStored, IngestRefused, ingest_file
 
     if args.batch < 1:
         raise CliError("--batch must be at least 1")
@@ -68,15 +67,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             nonlocal turns
             turns += done.turns
             if embedded:
-                from memwarden_usecases.pipeline import drain
+                from memwarden_usecases.drain import drain
 
                 drain(engine)  # process each batch's events before the next: a bounded queue
             progress.update(task, completed=done.bytes_read, turns=turns)
 
         try:
             result = ingest_file(
+                engine,
                 args.file,
-                engine=engine,
                 default_tenant=args.tenant,
                 extract=not args.no_extract,
                 max_text_chars=get_settings().max_text_chars,
@@ -105,9 +104,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from memwarden_gate.io import GateContext, decide_batch
     from memwarden_shared.state.auth import Forbidden, Scope, authorize
     from memwarden_shared.store.tenant_scope import tenant_scope
+    from memwarden_usecases.drain import drain_if_embedded
+    from memwarden_usecases.propose import propose
 
     engine = open_engine()
     principal = principal_from(args, engine)
@@ -118,13 +118,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         except Forbidden as exc:
             raise CliError(f"submit refused: {exc}") from None
     with tenant_scope(principal.tenant_id):  # every row was authorised for this tenant
-        receipts = decide_batch(
-            rows, engine=engine, ctx=GateContext(proposed_by=principal.principal_id)
-        )
-    if get_settings().embedded:
-        from memwarden_usecases.pipeline import drain
-
-        drain()
+        receipts = propose(engine, rows, proposed_by=principal.principal_id)
+    drain_if_embedded(engine, get_settings())
     print_json([r.model_dump(mode="json") for r in receipts])
     return 0
 
@@ -172,7 +167,7 @@ def _compare_extractor_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_drain(args: argparse.Namespace) -> int:
-    from memwarden_usecases.pipeline import drain
+    from memwarden_usecases.drain import drain
 
     print_json({"events_processed": drain(open_engine())})
     return 0
@@ -180,11 +175,10 @@ def cmd_drain(args: argparse.Namespace) -> int:
 
 def _require_runnable_canary() -> None:
     """An extractor worker refuses to start with a canary it cannot run."""
-    from memwarden_extractor.canary import require_runnable
-    from memwarden_extractor.versions import UnknownVersion
+    from memwarden_usecases.rollout import UnknownVersion, require_runnable_canary
 
     try:
-        require_runnable(get_settings())
+        require_runnable_canary(get_settings())
     except UnknownVersion as exc:
         raise CliError(str(exc)) from None
 

@@ -43,7 +43,7 @@ def add_principal_commands(sub: Any) -> None:
 
 
 def cmd_principal_create(args: argparse.Namespace) -> int:
-    from memwarden_shared.state.auth import PrincipalExists, Scope, create_principal
+    from memwarden_usecases import principals
 
     missing = [flag for flag in ("tenant", "name", "scope") if not getattr(args, flag)]
     if missing:
@@ -56,11 +56,9 @@ def cmd_principal_create(args: argparse.Namespace) -> int:
         scopes = [Scope(s) for s in args.scope]
     except ValueError as exc:
         raise CliError(f"{exc}; scopes are {SCOPES_HELP}") from None
-    engine = open_engine()
     try:
-        with engine.begin() as conn:
-            key = create_principal(conn, args.name, args.tenant, scopes)
-    except PrincipalExists as exc:
+        key = principals.create(open_engine(), args.name, args.tenant, scopes)
+    except principals.PrincipalExists as exc:
         raise CliError(str(exc)) from None
     print_json(
         {
@@ -75,32 +73,29 @@ def cmd_principal_create(args: argparse.Namespace) -> int:
 
 
 def cmd_principal_list(args: argparse.Namespace) -> int:
-    from memwarden_shared.state.auth import list_principals
+    from memwarden_usecases import principals
 
-    with open_engine().connect() as conn:
-        print_json(list_principals(conn, args.tenant))
+    print_json(principals.listing(open_engine(), args.tenant))
     return 0
 
 
 def cmd_principal_disable(args: argparse.Namespace) -> int:
-    from memwarden_shared.state.auth import UnknownPrincipal, disable_principal
+    from memwarden_usecases import principals
 
     try:
-        with open_engine().begin() as conn:
-            changed = disable_principal(conn, args.tenant, args.name)
-    except UnknownPrincipal as exc:
+        changed = principals.disable(open_engine(), args.tenant, args.name)
+    except principals.UnknownPrincipal as exc:
         raise CliError(str(exc)) from None
     print_json({"principal_id": args.name, "tenant_id": args.tenant, "disabled": changed})
     return 0
 
 
 def cmd_principal_rotate(args: argparse.Namespace) -> int:
-    from memwarden_shared.state.auth import UnknownPrincipal, rotate_key
+    from memwarden_usecases import principals
 
     try:
-        with open_engine().begin() as conn:
-            key = rotate_key(conn, args.tenant, args.name)
-    except UnknownPrincipal as exc:
+        key = principals.rotate(open_engine(), args.tenant, args.name)
+    except principals.UnknownPrincipal as exc:
         raise CliError(str(exc)) from None
     print_json(
         {"principal_id": args.name, "tenant_id": args.tenant, "api_key": key, "note": KEY_NOTE}

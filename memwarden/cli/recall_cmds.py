@@ -11,7 +11,6 @@ from typing import Any
 from rich.table import Table
 
 from memwarden.cli.common import CliError, Unavailable, console, open_engine, print_json
-from memwarden_shared.text.embedding import EmbedderNotConfigured, EmbeddingError
 
 
 def add_recall_commands(add: Any) -> None:
@@ -28,24 +27,24 @@ def add_recall_commands(add: Any) -> None:
 
 
 def _embedder() -> Any:
-    from memwarden_shared.remote.embedders import current_embedder
+    from memwarden_usecases.recall import EmbedderNotConfigured, configured_embedder
 
     try:
-        return current_embedder()
+        return configured_embedder()
     except EmbedderNotConfigured as exc:
         raise CliError(str(exc)) from None
 
 
 def cmd_eval_recall(args: argparse.Namespace) -> int:
-    from memwarden_recall.quality import BadQuerySet, evaluate, load_queries
+    from memwarden_usecases import recall
 
     try:
-        cases = load_queries(args.queries)
-    except BadQuerySet as exc:
+        cases = recall.query_set(args.queries)
+    except recall.BadQuerySet as exc:
         raise CliError(str(exc)) from None
     try:
-        report = evaluate(cases, _embedder())
-    except EmbeddingError as exc:
+        report = recall.quality(cases, _embedder())
+    except recall.EmbeddingError as exc:
         raise Unavailable(f"the embedder failed: {exc}") from None
     _print(report)
     if args.report:
@@ -74,13 +73,13 @@ def _print(report: dict[str, Any]) -> None:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from memwarden_vector_sink.io import reindex
+    from memwarden_usecases import recall
 
     if args.batch < 1:
         raise CliError("--batch must be at least 1")
     _embedder()
     try:
-        print_json(reindex(args.tenant, batch=args.batch, engine=open_engine()))
-    except EmbeddingError as exc:
+        print_json(recall.reindex(open_engine(), args.tenant, batch=args.batch))
+    except recall.EmbeddingError as exc:
         raise Unavailable(f"the embedder failed: {exc} (rerun reindex when it is back)") from None
     return 0

@@ -50,21 +50,18 @@ def add_replay_parser(add: Any) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from memwarden_extractor.rules import EXTRACTOR_VERSION
-    from memwarden_replay.io import BatchDone, ReplayOptions, ReplayRefused, plan_replay, run_replay
-    from memwarden_replay.source import expand_paths, run_id_for
-    from memwarden_usecases.pipeline import drain
+    from memwarden_usecases import replay
 
     if args.batch < 1:
         raise CliError("--batch must be at least 1")
-    paths = expand_paths(args.paths)
+    paths = replay.expand_paths(args.paths)
     if not paths:
         raise CliError("no *.jsonl files under the given paths")
     # the version as the run records it, so that naming the default changes no run id
-    version = args.extractor_version or (EXTRACTOR_VERSION if args.extractor == "rules" else "")
-    options = ReplayOptions(
+    version = replay.recorded_version(args.extractor, args.extractor_version)
+    options = replay.ReplayOptions(
         run_id=args.run_id
-        or run_id_for(
+        or replay.run_id_for(
             paths,
             args.extractor,
             version,
@@ -89,8 +86,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     # log decisions that were rolled back; the report carries the counts.
     logging.getLogger("memwarden.gate").setLevel(logging.WARNING)
     try:
-        plan = plan_replay(paths, options, engine=engine)
-    except ReplayRefused as exc:
+        plan = replay.plan(engine, paths, options)
+    except replay.ReplayRefused as exc:
         raise CliError(str(exc)) from None
     mode = "shadow " if options.shadow else ""
     console.print(
@@ -116,14 +113,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     ):
         task = progress.add_task("replay", total=plan.remaining_bytes, turns=0, rate="-")
 
-        def on_batch(done: BatchDone) -> None:
+        def on_batch(done: replay.BatchDone) -> None:
             nonlocal turns
             turns += done.turns
             rate = turns / max(time.perf_counter() - started, 1e-9)
             progress.update(task, advance=done.bytes, turns=turns, rate=f"{rate:,.0f}")
 
         try:
-            body = run_replay(plan, engine=engine, on_batch=on_batch, drain=lambda: drain(engine))
+            body = replay.run(engine, plan, get_settings(), on_batch=on_batch)
         except KeyboardInterrupt:
             progress.stop()
             console.print(
@@ -132,6 +129,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 highlight=False,
             )
             return 130
-        except ReplayRefused as exc:
+        except replay.ReplayRefused as exc:
             raise CliError(str(exc)) from None
     return finish_report(args, body)

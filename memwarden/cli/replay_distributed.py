@@ -22,15 +22,13 @@ from memwarden.cli.replay_report import finish_report, term_as_interrupt
 from memwarden_shared.config import get_settings
 
 if TYPE_CHECKING:
-    from memwarden_replay.io import ReplayOptions
+    from memwarden_usecases.replay import ReplayOptions
 
 POLL_SECONDS = 0.5
 
 
 def follow_distributed(args: argparse.Namespace, paths: list[Path], options: ReplayOptions) -> int:
-    from memwarden_replay.distributed import dispatch, failures, finish, open_distributed, progress
-    from memwarden_replay.io import ReplayRefused
-    from memwarden_replay.tasks import publish_chunk
+    from memwarden_usecases import replay
 
     if get_settings().embedded:
         raise CliError(
@@ -39,18 +37,12 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         )
     if args.lanes < 1:
         raise CliError("--lanes must be at least 1")
-    from memwarden_shared.delivery.pipeline import Stage
-    from memwarden_shared.delivery.queues import redis_busy_queues
-
     engine = open_engine()
-    busy = redis_busy_queues(get_settings().broker_url)
-    queue_busy = (lambda: Stage.REPLAY.value in busy()) if busy else None
+    queue_busy = replay.queue_watch(get_settings())
     logging.getLogger("memwarden.gate").setLevel(logging.WARNING)
     try:
-        plan = open_distributed(
-            paths, options, engine=engine, chunk_turns=options.batch_size, lanes=args.lanes
-        )
-    except ReplayRefused as exc:
+        plan = replay.open_distributed(engine, paths, options, lanes=args.lanes)
+    except replay.ReplayRefused as exc:
         raise CliError(str(exc)) from None
     mode = "shadow " if options.shadow else ""
     console.print(
@@ -59,7 +51,7 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         f"extractor {options.extractor}",
         highlight=False,
     )
-    state = progress(engine, options.run_id)
+    state = replay.progress(engine, options.run_id)
     started, done_at_start = time.monotonic(), state.turns_done
     with (
         Progress(
@@ -78,8 +70,8 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
         )
         try:
             while True:
-                dispatch(engine, options.run_id, publish_chunk, queue_busy=queue_busy)
-                state = progress(engine, options.run_id)
+                replay.dispatch(engine, options.run_id, queue_busy)
+                state = replay.progress(engine, options.run_id)
                 rate = (state.turns_done - done_at_start) / max(time.monotonic() - started, 1e-9)
                 bar.update(
                     task,
@@ -100,7 +92,7 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
             )
             return 130
     if not state.finished:
-        for failed in failures(engine, options.run_id):
+        for failed in replay.failures(engine, options.run_id):
             err_console.print(
                 f"[red]chunk {failed['chunk']} failed[/red] after {failed['attempts']} "
                 f"attempt(s): {escape(str(failed['error']))}",
@@ -112,4 +104,4 @@ def follow_distributed(args: argparse.Namespace, paths: list[Path], options: Rep
             highlight=False,
         )
         return 1
-    return finish_report(args, finish(engine, options.run_id))
+    return finish_report(args, replay.finish(engine, options.run_id))

@@ -15,31 +15,31 @@ from memwarden.cli.common import (
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
-    from memwarden_gate.review import pending
     from memwarden_shared.state.auth import Forbidden
+    from memwarden_usecases.review import pending
 
     engine = open_engine()
     try:
-        print_json(pending(principal_from(args, engine), args.tenant, engine=engine))
+        print_json(pending(engine, principal_from(args, engine), args.tenant))
     except Forbidden as exc:
         raise CliError(str(exc)) from None
     return 0
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from memwarden_gate.review import ReviewRefused, approve, reject
     from memwarden_shared.state.auth import Forbidden
+    from memwarden_usecases import review
 
     engine = open_engine()
     principal = principal_from(args, engine)
     try:
         if args.command == "approve":
-            outcome = approve(
-                principal, args.tenant, args.proposal, args.payload_hash, engine=engine
+            outcome = review.approve(
+                engine, principal, args.tenant, args.proposal, args.payload_hash
             )
         else:
-            outcome = reject(principal, args.tenant, args.proposal, engine=engine)
-    except (ReviewRefused, Forbidden) as exc:
+            outcome = review.reject(engine, principal, args.tenant, args.proposal)
+    except (review.ReviewRefused, Forbidden) as exc:
         raise CliError(f"{args.command} refused: {exc}") from None
     drain_if_embedded()
     print_json(outcome.__dict__)
@@ -47,17 +47,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_policy(args: argparse.Namespace) -> int:
-    from memwarden_shared.store.db import insert_ignore, utcnow
-    from memwarden_shared.store.schema import tenant_policies
+    from memwarden_usecases.review import set_policy
 
-    engine = open_engine()
-    with engine.begin() as conn:
-        conn.execute(tenant_policies.delete().where(tenant_policies.c.tenant_id == args.tenant))
-        insert_ignore(
-            conn,
-            tenant_policies,
-            {"tenant_id": args.tenant, "profile": args.profile, "updated_at": utcnow()},
-            ["tenant_id"],
-        )
+    set_policy(open_engine(), args.tenant, args.profile)
     print_json({"tenant_id": args.tenant, "profile": args.profile})
     return 0

@@ -4,11 +4,10 @@ rollout of an extractor version and the scopes held for review (docs/operations.
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 from typing import Any
 
 from memwarden.cli.common import CliError, open_engine, principal_from, print_json
-from memwarden_shared.state.holds import ALL_TENANTS, list_holds
-from memwarden_shared.store.db import unit_of_work, utcnow
 
 
 def add_rollout_commands(sub: Any) -> None:
@@ -39,75 +38,52 @@ def add_rollout_commands(sub: Any) -> None:
 
 
 def cmd_canary_status(args: argparse.Namespace) -> int:
-    from memwarden_shared.config import get_settings, parse_canary
-    from memwarden_shared.observe.rollout import is_rolled_back
+    from memwarden_shared.config import get_settings
+    from memwarden_usecases.rollout import canary_status
 
-    settings = get_settings()
-    canary = parse_canary(settings.extractor_canary)
-    with unit_of_work(open_engine()) as uow:
-        rolled = [h.as_json() for h in list_holds(uow.conn, ALL_TENANTS, active_only=False)]
-        routed = canary is not None and not is_rolled_back(uow.conn, canary.version)
-    print_json(
-        {
-            "canary": None
-            if canary is None
-            else {"version": canary.version, "percent": canary.percent},
-            "routing": "canary" if routed else "stable",
-            "rollbacks": rolled,
-        }
-    )
+    print_json(canary_status(open_engine(), get_settings()))
     return 0
 
 
 def cmd_canary_check(args: argparse.Namespace) -> int:
-    from memwarden_extractor.canary import watch
     from memwarden_shared.config import get_settings
+    from memwarden_usecases.rollout import canary_check
 
-    with unit_of_work(open_engine()) as uow:
-        check = watch(uow.conn, get_settings(), utcnow())
-        uow.commit()
-    print_json({"check": None if check is None else check.as_json()})
+    print_json({"check": canary_check(open_engine(), get_settings(), datetime.now(UTC))})
     return 0
 
 
 def cmd_canary_clear(args: argparse.Namespace) -> int:
     from memwarden_shared.contract.models import is_safe_id
-    from memwarden_shared.observe.rollout import clear_rollback
+    from memwarden_usecases.rollout import canary_clear
 
     if not is_safe_id(args.by):
         raise CliError("--by must be an id (letters, digits, . _ : @ -)")
-    with unit_of_work(open_engine()) as uow:
-        cleared = clear_rollback(uow.conn, args.version, by=args.by, now=utcnow())
-        uow.commit()
-    if not cleared:
+    if not canary_clear(open_engine(), args.version, by=args.by, now=datetime.now(UTC)):
         raise CliError("no rollback of that version stands")
     print_json({"cleared": args.version})
     return 0
 
 
 def cmd_holds_list(args: argparse.Namespace) -> int:
-    with unit_of_work(open_engine()) as uow:
-        rows = list_holds(uow.conn, args.tenant, active_only=not args.all)
-    print_json({"holds": [h.as_json() for h in rows], "count": len(rows)})
+    from memwarden_usecases.rollout import holds
+
+    rows = holds(open_engine(), args.tenant, active_only=not args.all)
+    print_json({"holds": rows, "count": len(rows)})
     return 0
 
 
 def cmd_holds_clear(args: argparse.Namespace) -> int:
-    from memwarden_shared.observe.anomaly import clear_hold
-    from memwarden_shared.state.auth import Forbidden, Scope, authorize
+    from memwarden_shared.state.auth import Forbidden
+    from memwarden_usecases.rollout import clear_write_hold
 
     engine = open_engine()
     principal = principal_from(args, engine)
     try:
-        authorize(principal, Scope.REVIEW, args.tenant)
+        hold = clear_write_hold(engine, principal, args.tenant, args.scope, now=datetime.now(UTC))
     except Forbidden as exc:
         raise CliError(f"clear refused: {exc}") from None
-    with unit_of_work(engine) as uow:
-        hold = clear_hold(
-            uow.conn, args.tenant, args.scope, by=principal.principal_id, now=utcnow()
-        )
-        uow.commit()
     if hold is None:
         raise CliError("no write-rate hold on that scope in that tenant")
-    print_json({"cleared": hold.as_json()})
+    print_json({"cleared": hold})
     return 0

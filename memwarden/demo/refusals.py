@@ -13,10 +13,10 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memwarden_gate.io import GateContext, decide_batch
-from memwarden_ingest.io import ingest_turns
 from memwarden_shared.contract.canonical import proposal_id, proposal_identity, sha256_hex
 from memwarden_shared.contract.models import Receipt, Turn
+from memwarden_usecases.ingest import ingest
+from memwarden_usecases.propose import propose
 
 EXTERNAL_EXTRACTOR = "demo-external-extractor"
 # A made-up token in GitHub's format: what a secret scanner must catch, never a real one.
@@ -92,17 +92,17 @@ def refused_proposals(engine: Engine, tenant: str) -> list[Refusal]:
     yarn = "I prefer yarn for everything."
     token = f"Remember that my deploy token is {FAKE_TOKEN}."
     pasted = "I prefer bun for all my projects."
-    ingest_turns(
+    ingest(
+        engine,
         [
             _turn(tenant, "x1", yarn),
             _turn(tenant, "x2", token),
             _turn(tenant, "x3", pasted, source="web_content"),
         ],
-        engine=engine,
         extract=False,
     )
     neighbour = "I prefer npm for my side projects."
-    ingest_turns([_turn(other_tenant, "n1", neighbour)], engine=engine, extract=False)
+    ingest(engine, [_turn(other_tenant, "n1", neighbour)], extract=False)
     attempts = [
         (
             "forged span: claims alice said “I prefer pnpm.” inside x1",
@@ -128,9 +128,7 @@ def refused_proposals(engine: Engine, tenant: str) -> list[Refusal]:
             _proposal(tenant, "n1", neighbour, "preference.package_manager", "npm"),
         ),
     ]
-    receipts = decide_batch(
-        [proposal for _, proposal in attempts],
-        engine=engine,
-        ctx=GateContext(proposed_by=EXTERNAL_EXTRACTOR),
+    receipts = propose(
+        engine, [proposal for _, proposal in attempts], proposed_by=EXTERNAL_EXTRACTOR
     )
     return [Refusal(what, receipt) for (what, _), receipt in zip(attempts, receipts, strict=True)]

@@ -20,17 +20,17 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from memwarden.demo.refusals import refused_proposals
-from memwarden_ingest.io import ingest_turns
-from memwarden_recall.query import recall
-from memwarden_revalidation.commands import revoke_message
 from memwarden_shared.contract.models import Turn
 from memwarden_shared.detect.secrets import find_secrets
-from memwarden_shared.store.db import engine_for, migrate, unit_of_work
-from memwarden_shared.store.schema import messages, proposals
-from memwarden_usecases.pipeline import drain
+from memwarden_shared.store.db import engine_for, migrate
+from memwarden_usecases.drain import drain
+from memwarden_usecases.ingest import ingest
+from memwarden_usecases.inspect import message_outcomes
+from memwarden_usecases.recall import recall
+from memwarden_usecases.retract import revoke
 
 
 def load_demo_turns(tenant_id: str) -> list[Turn]:
@@ -43,32 +43,20 @@ def load_demo_turns(tenant_id: str) -> list[Turn]:
 
 
 def _outcomes(engine: Engine, tenant_id: str) -> list[dict[str, Any]]:
-    with unit_of_work(engine) as uow:
-        msgs = uow.conn.execute(
-            select(messages).where(messages.c.tenant_id == tenant_id).order_by(messages.c.id)
-        ).all()
-        props = uow.conn.execute(
-            select(proposals).where(proposals.c.tenant_id == tenant_id).order_by(proposals.c.id)
-        ).all()
-    by_message: dict[str, list[Any]] = {}
-    for p in props:
-        by_message.setdefault(p.message_id, []).append(p)
-    rows = []
-    for m in msgs:
-        for p in by_message.get(m.message_id, [None]):
-            rows.append(
-                {
-                    "message": m.message_id,
-                    "subject": m.subject_id,
-                    "source": m.source,
-                    "text": _shown(m.text),
-                    "key": p.normalized_key if p else "—",
-                    "value": json.loads(p.value_json) if p and p.value_json else "—",
-                    "decision": p.decision if p else "not proposed",
-                    "reasons": ", ".join(json.loads(p.reasons)) if p else "extractor declined",
-                }
-            )
-    return rows
+    """One table row per proposal, and per message the extractor proposed nothing from."""
+    return [
+        {
+            "message": o.message_id,
+            "subject": o.subject_id,
+            "source": o.source,
+            "text": _shown(o.text),
+            "key": o.normalized_key or "—",
+            "value": "—" if o.value is None else o.value,
+            "decision": o.decision or "not proposed",
+            "reasons": ", ".join(o.reasons) if o.decision else "extractor declined",
+        }
+        for o in message_outcomes(engine, tenant_id)
+    ]
 
 
 @contextmanager
@@ -95,7 +83,7 @@ def _shown(text: str) -> str:
 def run_demo(engine: Engine, console: Console, *, kept_in: Path | None = None) -> int:
     tenant = "demo-" + uuid.uuid4().hex[:8]
     turns = load_demo_turns(tenant)
-    ingest_turns(turns, engine=engine)
+    ingest(engine, turns)
     drain(engine)
     rows = _outcomes(engine, tenant)
     table = Table(title=f"memwarden demo — tenant {tenant}", show_lines=False)
@@ -113,14 +101,14 @@ def run_demo(engine: Engine, console: Console, *, kept_in: Path | None = None) -
         summary.add_row(decision, str(count))
     console.print(summary)
     for subject in ("alice", "li"):
-        got = [m.value for m in recall(tenant, subject, engine=engine)]
+        got = [m.value for m in recall(engine, tenant, subject)]
         console.print(f"recall({subject}) → {json.dumps(got, ensure_ascii=False)}")
-    revoke_message(tenant, "a2", engine=engine)
+    revoke(engine, tenant, "a2")
     console.print('[bold]revoked message a2[/bold] ("I prefer pnpm …")')
-    got = [m.value for m in recall(tenant, "alice", engine=engine)]
+    got = [m.value for m in recall(engine, tenant, "alice")]
     console.print(f"recall(alice) before the cascade runs → {json.dumps(got)}")
     drain(engine)
-    got = [m.value for m in recall(tenant, "alice", engine=engine)]
+    got = [m.value for m in recall(engine, tenant, "alice")]
     console.print(f"recall(alice) after the cascade → {json.dumps(got)}")
     _show_refusals(engine, tenant, console)
     if kept_in is not None:

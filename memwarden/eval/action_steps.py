@@ -12,18 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from memwarden.eval.cases import CaseError, Namespace
 from memwarden.eval.judge import Verdict
-from memwarden_actions.io import request_action
-from memwarden_actions.lifecycle import OutcomeStatus, approve_action, get_action, report_outcome
-from memwarden_actions.receipts import ActionKeyConflict, ActionRefused
-from memwarden_actions.request import ActionRequest
 from memwarden_shared.contract.canonical import memory_id_for, sha256_hex
 from memwarden_shared.state.auth import Principal, Scope
-from memwarden_shared.store.db import unit_of_work
-from memwarden_shared.store.schema import fact_keys, memory_evidence, memory_versions
+from memwarden_usecases import act
+from memwarden_usecases.inspect import fact_key_of, latest_versions_citing
 
 ACTION_OPS = frozenset({"act", "outcome", "approve_action"})
 AGENT = "eval-agent"
@@ -51,25 +47,12 @@ def uses_for(
 ) -> list[str]:
     """The latest version of each memory citing each message, as ``memory_id:version``."""
     out: list[str] = []
-    with unit_of_work(engine) as uow:
-        for case_message in message_ids:
-            rows = uow.conn.execute(
-                select(memory_versions.c.memory_id, func.max(memory_versions.c.version))
-                .join(
-                    memory_evidence,
-                    (memory_evidence.c.memory_id == memory_versions.c.memory_id),
-                )
-                .where(
-                    memory_evidence.c.tenant_id == tenant,
-                    memory_evidence.c.message_id == ns.message(case_message),
-                )
-                .group_by(memory_versions.c.memory_id)
-                .order_by(memory_versions.c.memory_id)
-            ).all()
-            if not rows:
-                out.append("mem_" + sha256_hex(f"{tenant}:{case_message}")[:32])
-            for memory_id, latest in rows:
-                out.append(f"{memory_id}:{max(1, latest - 1) if stale else latest}")
+    for case_message in message_ids:
+        rows = latest_versions_citing(engine, tenant, ns.message(case_message))
+        if not rows:
+            out.append("mem_" + sha256_hex(f"{tenant}:{case_message}")[:32])
+        for memory_id, latest in rows:
+            out.append(f"{memory_id}:{max(1, latest - 1) if stale else latest}")
     return list(dict.fromkeys(out))
 
 
@@ -90,7 +73,7 @@ def apply_action_op(
     op = step["op"]
     if op == "act":
         n = len(done)
-        req = ActionRequest(
+        req = act.ActionRequest(
             tenant_id=tenant,
             subject_id=case["subject_id"],
             intent=step["intent"],
@@ -102,8 +85,8 @@ def apply_action_op(
             purpose=step.get("purpose"),
         )
         try:
-            got = request_action(req, _agent(tenant, step), engine=engine)
-        except ActionKeyConflict:
+            got = act.request(engine, _agent(tenant, step), req)
+        except act.ActionKeyConflict:
             done.append(ActionStep(n, "KEY_CONFLICT", ["key_conflict"], None, None))
             return
         done.append(
@@ -115,20 +98,18 @@ def apply_action_op(
         return  # nothing was recorded for a KEY_CONFLICT: a refusal, and the case goes on
     try:
         if op == "outcome":
-            report_outcome(
+            act.outcome(
+                engine,
                 _agent(tenant, {}),
                 tenant,
                 target.action_id,
-                OutcomeStatus(step["status"]),
+                act.OutcomeStatus(step["status"]),
                 step.get("external_ref"),
-                engine=engine,
             )
         else:
             approver = Principal(APPROVER, tenant, frozenset({Scope.ACTION_APPROVE}))
-            approve_action(
-                approver, tenant, target.action_id, target.request_hash or "", engine=engine
-            )
-    except ActionRefused:
+            act.approve(engine, approver, tenant, target.action_id, target.request_hash or "")
+    except act.ActionRefused:
         pass  # a step that cannot apply is a result (SPEC §13 v1.1); the state shows it
 
 
@@ -142,7 +123,7 @@ def _target(step: dict[str, Any], done: list[ActionStep]) -> ActionStep:
 def _state(engine: Engine, ns: Namespace, case: dict[str, Any], a: ActionStep) -> str | None:
     if a.action_id is None:
         return None
-    return str(get_action(ns.tenant(case["tenant_id"]), a.action_id, engine=engine)["state"])
+    return str(act.get(engine, ns.tenant(case["tenant_id"]), a.action_id)["state"])
 
 
 def judge_action(
@@ -170,7 +151,7 @@ def snapshot_actions(
         versions: list[str] = []
         state = None
         if a.action_id is not None:
-            receipt = get_action(tenant, a.action_id, engine=engine)
+            receipt = act.get(engine, tenant, a.action_id)
             state = receipt["state"]
             versions = [_case_version(engine, ns, v) for v in receipt["memory_versions"]]
         out.append(
@@ -187,19 +168,8 @@ def snapshot_actions(
 
 def _case_version(engine: Engine, ns: Namespace, stored: str) -> str:
     memory_id, _, version = stored.partition(":")
-    with unit_of_work(engine) as uow:
-        key = uow.conn.execute(select(fact_keys).where(fact_keys.c.memory_id == memory_id)).first()
+    key = fact_key_of(engine, memory_id)
     if key is None:
         return stored
-    own = memory_id_for(
-        {
-            "tenant_id": ns.untenant(key.tenant_id),
-            "subject_id": key.subject_id,
-            "scope_kind": key.scope_kind,
-            "scope_key": key.scope_key,
-            "kind": key.kind,
-            "normalized_key": key.normalized_key,
-            "claim_key": key.claim_key,
-        }
-    )
+    own = memory_id_for({**key, "tenant_id": ns.untenant(key["tenant_id"])})
     return f"{own}:{version}"

@@ -33,53 +33,119 @@ def _committed_from(state: CaseState, message_id: str) -> list[MemoryView]:
     ]
 
 
+SecretAbsent = Callable[[str], bool]
+
+
 def judge(
     exp: dict[str, Any],
     state: CaseState,
     decisions: list[str | None],
-    secret_absent: Callable[[str], bool],
+    secret_absent: SecretAbsent,
 ) -> Verdict:
-    """One expectation, judged at the point where it stands."""
-    if "outcome" in exp:
-        return _judge_outcome(exp, state)
-    if "recall_excludes" in exp:
-        texts = state.recall_text()
-        hits = [t for t in exp["recall_excludes"] if any(t.lower() in x for x in texts)]
-        return Verdict(exp, not hits, f"recalled {hits}" if hits else "")
-    if "recall_includes" in exp:
-        texts = state.recall_text()
-        missing = [t for t in exp["recall_includes"] if not any(t.lower() in x for x in texts)]
-        return Verdict(exp, not missing, f"not recalled {missing}" if missing else "")
-    if "proposal" in exp:
-        n = int(exp["proposal"])
-        got = decisions[n] if 0 <= n < len(decisions) else None
-        return Verdict(exp, got == exp["decision"], f"decision {got}")
-    if "secret_absent" in exp:
-        ok = secret_absent(exp["secret_absent"])
-        return Verdict(exp, ok, "" if ok else "secret found outside the evidence store")
+    """One expectation, judged at the point where it stands: by the first of its keys that
+    names a kind of expectation (``outcome``, ``recall_excludes``, ``recall_includes``,
+    ``proposal``, ``secret_absent``)."""
+    for key, rule in _RULES:
+        if key in exp:
+            return rule(exp, state, decisions, secret_absent)
     return Verdict(exp, False, "unknown expectation")
 
 
+def _by_outcome(
+    exp: dict[str, Any], state: CaseState, _d: list[str | None], _s: SecretAbsent
+) -> Verdict:
+    return _judge_outcome(exp, state)
+
+
+def _recall_excludes(
+    exp: dict[str, Any], state: CaseState, _d: list[str | None], _s: SecretAbsent
+) -> Verdict:
+    texts = state.recall_text()
+    hits = [t for t in exp["recall_excludes"] if any(t.lower() in x for x in texts)]
+    return Verdict(exp, not hits, f"recalled {hits}" if hits else "")
+
+
+def _recall_includes(
+    exp: dict[str, Any], state: CaseState, _d: list[str | None], _s: SecretAbsent
+) -> Verdict:
+    texts = state.recall_text()
+    missing = [t for t in exp["recall_includes"] if not any(t.lower() in x for x in texts)]
+    return Verdict(exp, not missing, f"not recalled {missing}" if missing else "")
+
+
+def _proposal(
+    exp: dict[str, Any], _state: CaseState, decisions: list[str | None], _s: SecretAbsent
+) -> Verdict:
+    n = int(exp["proposal"])
+    got = decisions[n] if 0 <= n < len(decisions) else None
+    return Verdict(exp, got == exp["decision"], f"decision {got}")
+
+
+def _secret_absent(
+    exp: dict[str, Any], _state: CaseState, _d: list[str | None], secret_absent: SecretAbsent
+) -> Verdict:
+    ok = secret_absent(exp["secret_absent"])
+    return Verdict(exp, ok, "" if ok else "secret found outside the evidence store")
+
+
+_RULES: tuple[
+    tuple[str, Callable[[dict[str, Any], CaseState, list[str | None], SecretAbsent], Verdict]],
+    ...,
+] = (
+    ("outcome", _by_outcome),
+    ("recall_excludes", _recall_excludes),
+    ("recall_includes", _recall_includes),
+    ("proposal", _proposal),
+    ("secret_absent", _secret_absent),
+)
+
+
 def _judge_outcome(exp: dict[str, Any], state: CaseState) -> Verdict:
-    mid, outcome = exp["message_id"], exp["outcome"]
+    """A labelled message's outcome: what its committed memories and pending candidates say."""
+    mid = exp["message_id"]
     committed = _committed_from(state, mid)
     pending = [p for p in state.proposals if p.message_id == mid and p.state == "pending"]
-    if outcome == "commit":
-        tokens = [t.lower() for t in exp.get("value_has", [])]
-        ok = any(m.recallable and all(t in _value_text(m.value) for t in tokens) for m in committed)
-        values = [m.value for m in committed]
-        return Verdict(exp, ok, "" if ok else f"committed values {values}")
-    if outcome == "no_commit":
-        ok = not committed and not pending
-        return Verdict(exp, ok, "" if ok else f"{len(committed)} committed, {len(pending)} pending")
-    if outcome == "not_auto":
-        return Verdict(exp, not committed, "" if not committed else "committed")
-    if outcome == "pending":
-        return Verdict(exp, bool(pending), "" if pending else "nothing pending")
-    if outcome == "no_durable":
-        durable = [m for m in committed if m.scope["kind"] != "session"]
-        return Verdict(exp, not durable, "" if not durable else "durable commit")
-    return Verdict(exp, False, f"unknown outcome {outcome}")
+    rule = _OUTCOMES.get(exp["outcome"])
+    if rule is None:
+        return Verdict(exp, False, f"unknown outcome {exp['outcome']}")
+    ok, failure = rule(exp, committed, len(pending))
+    return Verdict(exp, ok, "" if ok else failure)
+
+
+Committed = list[MemoryView]
+
+
+def _commit(exp: dict[str, Any], committed: Committed, _pending: int) -> tuple[bool, str]:
+    """A recallable committed memory whose value holds every ``value_has`` token."""
+    tokens = [t.lower() for t in exp.get("value_has", [])]
+    ok = any(m.recallable and all(t in _value_text(m.value) for t in tokens) for m in committed)
+    return ok, f"committed values {[m.value for m in committed]}"
+
+
+def _no_commit(_exp: dict[str, Any], committed: Committed, pending: int) -> tuple[bool, str]:
+    return not committed and not pending, f"{len(committed)} committed, {pending} pending"
+
+
+def _not_auto(_exp: dict[str, Any], committed: Committed, _pending: int) -> tuple[bool, str]:
+    return not committed, "committed"
+
+
+def _pending(_exp: dict[str, Any], _committed: Committed, pending: int) -> tuple[bool, str]:
+    return bool(pending), "nothing pending"
+
+
+def _no_durable(_exp: dict[str, Any], committed: Committed, _pending: int) -> tuple[bool, str]:
+    """Only session-scoped memories may come of it."""
+    return not [m for m in committed if m.scope["kind"] != "session"], "durable commit"
+
+
+_OUTCOMES: dict[str, Callable[[dict[str, Any], Committed, int], tuple[bool, str]]] = {
+    "commit": _commit,
+    "no_commit": _no_commit,
+    "not_auto": _not_auto,
+    "pending": _pending,
+    "no_durable": _no_durable,
+}
 
 
 @dataclass
@@ -140,29 +206,9 @@ def _pass_rate(results: list[CaseResult]) -> dict[str, Any]:
 
 
 def _counts(results: list[CaseResult]) -> dict[str, Any]:
-    auto_total = false_commits = 0
-    commit_total = commit_met = 0
-    decisions_total = decisions_right = 0
-    for r in results:
-        for v in r.verdicts:
-            if v.expectation.get("outcome") == "commit":
-                commit_total += 1
-                commit_met += v.passed
-            if "proposal" in v.expectation:
-                decisions_total += 1
-                decisions_right += v.passed
-        for m in r.auto_commits:
-            outcomes = r.labels.get(m.source_message_id or "")
-            if not outcomes:
-                continue
-            if (
-                "commit" not in outcomes
-                and "no_durable" in outcomes
-                and m.scope["kind"] == "session"
-            ):
-                continue  # what a no_durable label allows; left out of both counts
-            auto_total += 1
-            false_commits += "commit" not in outcomes
+    commit_total, commit_met = _expectations_met(results, lambda e: e.get("outcome") == "commit")
+    decisions_total, decisions_right = _expectations_met(results, lambda e: "proposal" in e)
+    auto_total, false_commits = _auto_commits(results)
     return {
         "cases": len(results),
         "passed": sum(r.passed for r in results),
@@ -174,3 +220,37 @@ def _counts(results: list[CaseResult]) -> dict[str, Any]:
         "decision_accuracy": decisions_right / decisions_total if decisions_total else 1.0,
         "decision_expectations": decisions_total,
     }
+
+
+def _expectations_met(
+    results: list[CaseResult], counted: Callable[[dict[str, Any]], bool]
+) -> tuple[int, int]:
+    """(expectations of the kind, how many of them passed)."""
+    verdicts = [v for r in results for v in r.verdicts if counted(v.expectation)]
+    return len(verdicts), sum(v.passed for v in verdicts)
+
+
+def _auto_commits(results: list[CaseResult]) -> tuple[int, int]:
+    """(auto-commits from labelled messages, how many of them no label allows)."""
+    total = false = 0
+    for r in results:
+        for m in r.auto_commits:
+            allowed = _label_allows(r.labels.get(m.source_message_id or ""), m)
+            if allowed is None:
+                continue
+            total += 1
+            false += not allowed
+    return total, false
+
+
+def _label_allows(outcomes: set[str] | None, m: MemoryView) -> bool | None:
+    """Whether the message's labels allow this auto-commit; None when it does not count
+    (an unlabelled message, or a session memory of a ``no_durable`` one: what that label
+    allows, left out of both counts)."""
+    if not outcomes:
+        return None
+    if "commit" in outcomes:
+        return True
+    if "no_durable" in outcomes and m.scope["kind"] == "session":
+        return None
+    return False

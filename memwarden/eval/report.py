@@ -116,47 +116,69 @@ def print_comparison(console: Console, runs: list[Run]) -> None:
     """The metrics of each version side by side, overall, per category and per language,
     with the difference of the last to the first, then the cases whose outcome changed."""
     names = [name for name, _, _ in runs]
+    metrics = [m for _, _, m in runs]
+    console.print(_headline_comparison(names, metrics))
+    console.print(_category_comparison(names, metrics))
+    console.print(_lang_comparison(names, metrics))
+    print_producers(console, {v: row for m in metrics for v, row in m["per_producer"].items()})
+    for line in _changed_cases(names, [results for _, results, _ in runs]):
+        console.print(line, markup=False)
 
-    def table(title: str, first: str) -> Table:
-        t = Table(title=title)
-        t.add_column(first)
-        for name in names:
-            t.add_column(name, justify="right")
-        if len(runs) > 1:
-            t.add_column("Δ", justify="right")
-        return t
 
-    def cells(values: list[float], fmt: str) -> list[str]:
-        out = [format(v, fmt) for v in values]
-        return [*out, format(values[-1] - values[0], "+" + fmt)] if len(values) > 1 else out
+def _side_by_side(title: str, first: str, names: list[str]) -> Table:
+    """A column per version, and a Δ column (last minus first) when there are several."""
+    t = Table(title=title)
+    t.add_column(first)
+    for name in names:
+        t.add_column(name, justify="right")
+    if len(names) > 1:
+        t.add_column("Δ", justify="right")
+    return t
 
-    headline = table("eval by extractor version", "metric")
-    headline.add_row("cases passed", *cells([float(m["passed"]) for _, _, m in runs], ".0f"))
+
+def _cells(values: list[float], fmt: str) -> list[str]:
+    out = [format(v, fmt) for v in values]
+    return [*out, format(values[-1] - values[0], "+" + fmt)] if len(values) > 1 else out
+
+
+def _headline_comparison(names: list[str], metrics: list[dict[str, Any]]) -> Table:
+    table = _side_by_side("eval by extractor version", "metric", names)
+    table.add_row("cases passed", *_cells([float(m["passed"]) for m in metrics], ".0f"))
     for metric in _HEADLINE:
-        headline.add_row(metric, *cells([m[metric] for _, _, m in runs], ".3f"))
-    console.print(headline)
-    categories = table("pass rate per category", "category")
-    for category in sorted({c for _, _, m in runs for c in m["per_category"]}):
-        rates = [m["per_category"].get(category, {}).get("rate", 0.0) for _, _, m in runs]
-        categories.add_row(category, *cells(rates, ".2f"))
-    console.print(categories)
-    langs = table("per language", "lang / metric")
-    for lang in sorted({lang for _, _, m in runs for lang in m["per_lang"]}):
+        table.add_row(metric, *_cells([m[metric] for m in metrics], ".3f"))
+    return table
+
+
+def _category_comparison(names: list[str], metrics: list[dict[str, Any]]) -> Table:
+    table = _side_by_side("pass rate per category", "category", names)
+    for category in sorted({c for m in metrics for c in m["per_category"]}):
+        rates = [m["per_category"].get(category, {}).get("rate", 0.0) for m in metrics]
+        table.add_row(category, *_cells(rates, ".2f"))
+    return table
+
+
+def _lang_comparison(names: list[str], metrics: list[dict[str, Any]]) -> Table:
+    table = _side_by_side("per language", "lang / metric", names)
+    for lang in sorted({lang for m in metrics for lang in m["per_lang"]}):
         for metric in ("rate", *_HEADLINE):
-            values = [m["per_lang"].get(lang, {}).get(metric, 0.0) for _, _, m in runs]
-            langs.add_row(
-                f"{lang} {'pass rate' if metric == 'rate' else metric}", *cells(values, ".3f")
-            )
-    console.print(langs)
-    print_producers(console, {v: row for _, _, m in runs for v, row in m["per_producer"].items()})
-    outcomes = [{r.case_id: r.passed for r in results} for _, results, _ in runs]
+            values = [m["per_lang"].get(lang, {}).get(metric, 0.0) for m in metrics]
+            label = f"{lang} {'pass rate' if metric == 'rate' else metric}"
+            table.add_row(label, *_cells(values, ".3f"))
+    return table
+
+
+def _changed_cases(names: list[str], results: list[list[CaseResult]]) -> list[str]:
+    """One line per case (of the first run) that passed under one version and not another."""
+    outcomes = [{r.case_id: r.passed for r in run} for run in results]
+    lines = []
     for case_id in outcomes[0]:
         seen = [o.get(case_id) for o in outcomes]
         if len(set(seen)) > 1:
             marks = ", ".join(
                 f"{name}: {'pass' if ok else 'FAIL'}" for name, ok in zip(names, seen, strict=True)
             )
-            console.print(f"changed {case_id} ({marks})", markup=False)
+            lines.append(f"changed {case_id} ({marks})")
+    return lines
 
 
 def write_comparison(path: Path, runs: list[Run]) -> None:

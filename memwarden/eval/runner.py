@@ -17,24 +17,22 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, String, cast, or_, select
+from sqlalchemy import Engine
 
 from memwarden.eval import action_steps
 from memwarden.eval.cases import CaseError, Namespace, proposal_for, turn_for, validate_case
 from memwarden.eval.judge import CaseResult, judge
-from memwarden.eval.state import CaseState, ProposalView, producer_decisions, read_state
-from memwarden_extractor.io import extractor_version_scope, reextract_messages
-from memwarden_gate.io import decide_batch
-from memwarden_gate.review import ReviewRefused, approve, reject
-from memwarden_ingest.io import ingest_turns
-from memwarden_revalidation.commands import forget_message, revoke_message
+from memwarden.eval.state import CaseState, ProposalView, read_state
 from memwarden_shared.contract.canonical import proposal_id as compute_id
 from memwarden_shared.contract.canonical import proposal_identity, sha256_hex
 from memwarden_shared.contract.models import Receipt, Turn, safe_error_fields
-from memwarden_shared.observe.anomaly import paused as rates_paused
 from memwarden_shared.state.auth import Principal, Scope
-from memwarden_shared.store.schema import metadata, processed_events
-from memwarden_usecases.pipeline import drain
+from memwarden_usecases import audit, extract, retract, review
+from memwarden_usecases.drain import drain
+from memwarden_usecases.ingest import ingest
+from memwarden_usecases.inspect import decisions_by_producer
+from memwarden_usecases.propose import propose
+from memwarden_usecases.review import ReviewRefused
 
 
 def reviewer(tenant_id: str) -> Principal:
@@ -113,7 +111,7 @@ def run_cases(
     run_prefix = "run-" + uuid.uuid4().hex[:10]
     results = []
     # labelled cases back to back are a burst by design: no write-rate holds in an eval run
-    with captured_logs() as logs, extractor_version_scope(extractor_version), rates_paused():
+    with captured_logs() as logs, extract.as_labelled_burst(extractor_version):
         for case in cases:
             results.append(run_case(case, engine, run_prefix, logs, snapshots))
     return results
@@ -136,7 +134,7 @@ def run_case(
             if "check" in step:
                 _checkpoint(run, result, step["check"], index, snapshots)
         _checkpoint(run, result, case["expect"], "final", snapshots)
-        result.producers = producer_decisions(engine, run.tenants)
+        result.producers = decisions_by_producer(engine, run.tenants)
     except ValidationError as exc:  # a turn the models refuse: where and why, no value
         result.error = f"ValidationError: {'; '.join(safe_error_fields(exc))}"
     except (CaseError, ReviewRefused, ValueError, LookupError) as exc:
@@ -163,7 +161,7 @@ def _apply(run: CaseRun, step: dict[str, Any]) -> None:
             )
             return
         run.turns.append(turn)
-        ingest_turns([turn], engine=run.engine, extract=run.extract)
+        ingest(run.engine, [turn], extract=run.extract)
     elif "proposal" in step:
         raw = proposal_for(step, run.ns)
         if "derived_from_messages" in raw:  # names the sources by message, as act steps do
@@ -173,7 +171,7 @@ def _apply(run: CaseRun, step: dict[str, Any]) -> None:
                 run.engine, run.ns, tenant, step["proposal"]
             )
         run.raws.append(raw)
-        run.receipts.append(decide_batch([raw], engine=run.engine)[0])
+        run.receipts.append(propose(run.engine, [raw])[0])
     elif "op" in step:
         _apply_op(run, step)
     drain(run.engine)
@@ -186,17 +184,17 @@ def _apply_op(run: CaseRun, step: dict[str, Any]) -> None:
         action_steps.apply_action_op(run.engine, run.ns, run.case, step, run.actions)
         return
     if op == "replay":
-        ingest_turns(run.turns, engine=run.engine, extract=run.extract)
+        ingest(run.engine, run.turns, extract=run.extract)
         if run.raws:
-            run.receipts = decide_batch(run.raws, engine=run.engine)
+            run.receipts = propose(run.engine, run.raws)
         if run.extract:
-            reextract_messages(tenant, [t.message_id for t in run.turns], engine=run.engine)
+            extract.reextract(run.engine, tenant, [t.message_id for t in run.turns])
         return
     message_id = run.ns.message(step["message_id"])
     if op == "revoke_message":
-        revoke_message(tenant, message_id, engine=run.engine)
+        retract.revoke(run.engine, tenant, message_id)
     elif op == "forget":
-        forget_message(tenant, message_id, engine=run.engine)
+        retract.forget(run.engine, tenant, message_id)
     elif op in ("approve", "reject"):
         _review(run, step, tenant)
 
@@ -226,9 +224,9 @@ def _review(run: CaseRun, step: dict[str, Any], tenant: str) -> None:
         payload = sha256_hex("tampered:" + payload)
     try:
         if op == "reject":
-            reject(reviewer(tenant), tenant, target.proposal_id, engine=run.engine)
+            review.reject(run.engine, reviewer(tenant), tenant, target.proposal_id)
         else:
-            approve(reviewer(tenant), tenant, target.proposal_id, payload, engine=run.engine)
+            review.approve(run.engine, reviewer(tenant), tenant, target.proposal_id, payload)
     except ReviewRefused as exc:
         entry.update(result="refused", reason=exc.code)
         return
@@ -357,16 +355,4 @@ def _secret_absent(run: CaseRun, secret: str) -> bool:
     it), and in no captured log line."""
     if any(secret in line for line in run.logs.lines):
         return False
-    with run.engine.connect() as conn:
-        for table in metadata.sorted_tables:
-            stmt = select(table)
-            if "tenant_id" in table.c:
-                stmt = stmt.where(table.c.tenant_id.in_(run.tenants))
-            elif table is processed_events:
-                stmt = stmt.where(
-                    or_(*(cast(table.c.event_key, String).like(f"{t}:%") for t in run.tenants))
-                )
-            for row in conn.execute(stmt):
-                if any(isinstance(v, str) and secret in v for v in row):
-                    return False
-    return True
+    return not audit.text_found(run.engine, run.tenants, secret)

@@ -7,18 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, select
+from sqlalchemy import Engine
 
 from memwarden.eval.cases import Namespace
-from memwarden_recall.query import recall
 from memwarden_shared.contract.canonical import memory_id_for, proposal_identity
-from memwarden_shared.store.db import unit_of_work
-from memwarden_shared.store.schema import (
-    current_memories,
-    memory_evidence,
-    memory_versions,
-    proposals,
-)
+from memwarden_usecases.inspect import subject_rows
+from memwarden_usecases.recall import recall
 
 
 @dataclass(frozen=True)
@@ -81,46 +75,13 @@ def read_state(
 ) -> CaseState:
     """Memories, proposals and recall of ``subject_id`` in the case's tenants; the first tenant
     is the case's own, the one recall is asked for, as of ``now`` (wall-clock when None)."""
-    recalled_rows = recall(tenant_ids[0], subject_id, k=10_000, engine=engine, now=now)
+    recalled_rows = recall(engine, tenant_ids[0], subject_id, k=10_000, now=now)
     recallable = {(r.memory_id, r.version) for r in recalled_rows}
-    with unit_of_work(engine) as uow:
-        conn = uow.conn
-        versions = conn.execute(
-            select(
-                memory_versions,
-                current_memories.c.version.label("current_version"),
-                proposals.c.message_id.label("source_message_id"),
-            )
-            .outerjoin(
-                current_memories,
-                and_(
-                    current_memories.c.memory_id == memory_versions.c.memory_id,
-                    current_memories.c.version == memory_versions.c.version,
-                ),
-            )
-            .outerjoin(
-                proposals,
-                and_(
-                    proposals.c.tenant_id == memory_versions.c.tenant_id,
-                    proposals.c.proposal_id == memory_versions.c.proposal_id,
-                ),
-            )
-            .where(
-                memory_versions.c.tenant_id.in_(tenant_ids),
-                memory_versions.c.subject_id == subject_id,
-            )
-            .order_by(memory_versions.c.id)
-        ).all()
-        evidence: dict[tuple[str, int], list[str]] = {}
-        for r in conn.execute(
-            select(memory_evidence).where(memory_evidence.c.tenant_id.in_(tenant_ids))
-        ):
-            evidence.setdefault((r.memory_id, r.version), []).append(ns.unmessage(r.message_id))
-        props = conn.execute(
-            select(proposals)
-            .where(proposals.c.tenant_id.in_(tenant_ids), proposals.c.subject_id == subject_id)
-            .order_by(proposals.c.id)
-        ).all()
+    stored = subject_rows(engine, tenant_ids, subject_id)
+    versions, props = stored.versions, stored.proposals
+    evidence = {
+        key: [ns.unmessage(m) for m in message_ids] for key, message_ids in stored.evidence.items()
+    }
     case_ids = {
         v.memory_id: memory_id_for(
             {
@@ -180,15 +141,3 @@ def read_state(
         for r in recalled_rows
     ]
     return CaseState(memories, proposal_views, recall_view)
-
-
-def producer_decisions(engine: Engine, tenant_ids: list[str]) -> dict[tuple[str, str], int]:
-    """(extractor version, first gate decision) -> proposals, over the case's tenants: the
-    per-producer rates of seed 002 (acceptance, quarantine, conflict)."""
-    with unit_of_work(engine) as uow:
-        rows = uow.conn.execute(
-            select(proposals.c.extractor_version, proposals.c.decision, func.count())
-            .where(proposals.c.tenant_id.in_(tenant_ids))
-            .group_by(proposals.c.extractor_version, proposals.c.decision)
-        ).all()
-    return {(r[0], r[1]): int(r[2]) for r in rows}

@@ -10,7 +10,6 @@ from pydantic import ValidationError
 from memwarden.api import problems
 from memwarden.api.action_schemas import (
     ActionIn,
-    ActionReceiptOut,
     ActionsOut,
     ApproveActionIn,
     OutcomeIn,
@@ -21,24 +20,10 @@ from memwarden.api.problems import Problem
 from memwarden.api.security import Authenticated
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_actions.io import request_action
-from memwarden_actions.lifecycle import (
-    OutcomeStatus,
-    actions_for_memory,
-    affected_by_message,
-    approve_action,
-    get_action,
-    pending_approvals,
-    report_outcome,
-)
-from memwarden_actions.receipts import (
-    ActionKeyConflict,
-    ActionRefused,
-    UnknownAction,
-    UnknownIntent,
-)
-from memwarden_actions.request import ActionRequest
+from memwarden.types import ActionReceipt
 from memwarden_shared.state.auth import Forbidden, Scope
+from memwarden_usecases import act
+from memwarden_usecases.act import ActionRefused, UnknownAction
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -60,26 +45,26 @@ def _refused(exc: Exception) -> Problem:
 
 @router.post(
     "",
-    response_model=ActionReceiptOut,
+    response_model=ActionReceipt,
     summary="Ask the action gate before a side effect",
     responses=problems.responses(409),
 )
-def post_action(body: ActionIn, state: StateDep, principal: Authenticated) -> ActionReceiptOut:
+def post_action(body: ActionIn, state: StateDep, principal: Authenticated) -> ActionReceipt:
     """Decides from the store at this moment. A principal without ``action:request`` gets a
     recorded ``DENY not_authorised``. The same idempotency key with the same intent and params
     returns the first receipt as ``DUPLICATE``; with others it is 409 ``key_conflict``."""
     try:
-        req = ActionRequest(tenant_id=principal.tenant_id, **body.model_dump())
+        req = act.ActionRequest(tenant_id=principal.tenant_id, **body.model_dump())
     except ValidationError as exc:
         fields = sorted({".".join(str(x) for x in e["loc"]) for e in exc.errors()})
         raise Problem(422, f"invalid action request: {', '.join(fields)}", code="invalid") from None
     try:
-        got = request_action(req, principal, engine=state.engine)
-    except ActionKeyConflict as exc:
+        got = act.request(state.engine, principal, req)
+    except act.ActionKeyConflict as exc:
         raise Problem(409, str(exc), code="key_conflict", title="KEY_CONFLICT") from None
-    except UnknownIntent as exc:
+    except act.UnknownIntent as exc:
         raise Problem(422, str(exc), code="unknown_intent") from None
-    return ActionReceiptOut.model_validate(got)
+    return ActionReceipt.model_validate(got)
 
 
 @router.get("", response_model=ActionsOut, summary="Actions that read a memory")
@@ -90,7 +75,7 @@ def get_actions(
 ) -> ActionsOut:
     if not (principal.allows(Scope.READ) or principal.allows(Scope.ACTION_REQUEST)):
         raise Problem(403, "this call needs memory:read or action:request", code="missing_scope")
-    rows = actions_for_memory(principal.tenant_id, memory, engine=state.engine)
+    rows = act.for_memory(state.engine, principal.tenant_id, memory)
     return ActionsOut.model_validate({"actions": rows})
 
 
@@ -102,7 +87,7 @@ def get_actions(
 def get_pending(state: StateDep, principal: Authenticated) -> PendingActionsOut:
     if not principal.allows(Scope.ACTION_APPROVE):
         raise Problem(403, "this call needs action:approve", code="missing_scope")
-    rows = pending_approvals(principal.tenant_id, engine=state.engine)
+    rows = act.pending(state.engine, principal.tenant_id)
     return PendingActionsOut.model_validate({"actions": rows})
 
 
@@ -124,67 +109,63 @@ def get_affected(
             "this call needs memory:read, memory:review or action:approve",
             code="missing_scope",
         )
-    return RepairListOut.model_validate(
-        affected_by_message(principal.tenant_id, message, engine=state.engine)
-    )
+    return RepairListOut.model_validate(act.affected(state.engine, principal.tenant_id, message))
 
 
 @router.get(
     "/{action_id}",
-    response_model=ActionReceiptOut,
+    response_model=ActionReceipt,
     summary="One action's receipt (poll it to learn of a cancellation)",
     responses=problems.responses(404),
 )
-def get_one(action_id: ActionId, state: StateDep, principal: Authenticated) -> ActionReceiptOut:
+def get_one(action_id: ActionId, state: StateDep, principal: Authenticated) -> ActionReceipt:
     try:
-        return ActionReceiptOut.model_validate(
-            get_action(principal.tenant_id, action_id, engine=state.engine)
-        )
+        return ActionReceipt.model_validate(act.get(state.engine, principal.tenant_id, action_id))
     except UnknownAction as exc:
         raise _refused(exc) from None
 
 
 @router.post(
     "/{action_id}/approve",
-    response_model=ActionReceiptOut,
+    response_model=ActionReceipt,
     summary="Approve a NEEDS_APPROVAL action, bound to its request hash",
     responses=problems.responses(404, 409),
 )
 def post_approve(
     action_id: ActionId, body: ApproveActionIn, state: StateDep, principal: Authenticated
-) -> ActionReceiptOut:
+) -> ActionReceipt:
     """Needs ``action:approve`` and a principal other than the requester. The used memories
     are checked again now; if one no longer passes, the action is cancelled instead."""
     try:
-        got = approve_action(
-            principal, principal.tenant_id, action_id, body.request_hash, engine=state.engine
+        got = act.approve(
+            state.engine, principal, principal.tenant_id, action_id, body.request_hash
         )
     except (UnknownAction, ActionRefused, Forbidden) as exc:
         raise _refused(exc) from None
-    return ActionReceiptOut.model_validate(got)
+    return ActionReceipt.model_validate(got)
 
 
 @router.post(
     "/{action_id}/outcome",
-    response_model=ActionReceiptOut,
+    response_model=ActionReceipt,
     summary="Report what happened: executed | failed | cancelled",
     responses=problems.responses(404, 409),
 )
 def post_outcome(
     action_id: ActionId, body: OutcomeIn, state: StateDep, principal: Authenticated
-) -> ActionReceiptOut:
+) -> ActionReceipt:
     """The answer's ``state`` tells the caller when a retraction cancelled the action
     meanwhile; an execution reported after that is recorded as ``needs_repair``."""
     try:
-        got = report_outcome(
+        got = act.outcome(
+            state.engine,
             principal,
             principal.tenant_id,
             action_id,
-            OutcomeStatus(body.status),
+            act.OutcomeStatus(body.status),
             body.external_ref,
-            engine=state.engine,
         )
     except (UnknownAction, ActionRefused, Forbidden) as exc:
         raise _refused(exc) from None
     state.after_write()
-    return ActionReceiptOut.model_validate(got)
+    return ActionReceipt.model_validate(got)

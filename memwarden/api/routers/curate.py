@@ -19,11 +19,8 @@ from memwarden.api.schemas import HEX64, Body
 from memwarden.api.security import Authenticated
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_curate import doors
-from memwarden_curate.publish import publish, rollback
-from memwarden_curate.runs import CurateRefused
-from memwarden_curate.stages import attest_plan, check_plan, make_plan, review_plan, take_snapshot
-from memwarden_shared.remote.llm_client import LlmError
+from memwarden_usecases import curate
+from memwarden_usecases.curate import CurateRefused, LlmError
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -77,7 +74,7 @@ def _refused(exc: CurateRefused) -> Problem:
 
 def _run(call: Any) -> Out:
     try:
-        return doors.summary(call())
+        return curate.summary(call())
     except CurateRefused as exc:
         raise _refused(exc) from None
     except LlmError as exc:  # the reviewer model failed: only the code, never text
@@ -90,25 +87,20 @@ def _run(call: Any) -> Out:
 def post_snapshot(body: SnapshotIn, state: StateDep, principal: Authenticated) -> Out:
     subjects = None if body.all_subjects else body.subjects
     return _run(
-        lambda: take_snapshot(
-            principal,
-            principal.tenant_id,
-            subjects,
-            run_id=body.run_id,
-            batch_size=body.batch_size,
-            engine=state.engine,
+        lambda: curate.snapshot(
+            state.engine, principal, subjects, run_id=body.run_id, batch_size=body.batch_size
         )
     )
 
 
 @router.get("/runs/{run_id}", summary="Status: stage, hashes, counts, ledger")
 def get_status(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
-    return _run(lambda: doors.run_status(principal, run_id, engine=state.engine))
+    return _run(lambda: curate.run_status(state.engine, principal, run_id))
 
 
 @router.get("/runs/{run_id}/plan", summary="The catalogue: every source beside its disposition")
 def get_plan(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
-    return _run(lambda: doors.plan_of(principal, run_id, engine=state.engine))
+    return _run(lambda: curate.catalogue(state.engine, principal, run_id))
 
 
 @router.get(
@@ -118,7 +110,7 @@ def get_plan(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
 )
 def get_snapshot(run_id: RunId, state: StateDep, principal: Authenticated) -> PlainTextResponse:
     try:
-        text = doors.snapshot_jsonl(principal, run_id, engine=state.engine)
+        text = curate.export(state.engine, principal, run_id)
     except CurateRefused as exc:
         raise _refused(exc) from None
     return PlainTextResponse(text, media_type="application/jsonl")
@@ -126,45 +118,42 @@ def get_snapshot(run_id: RunId, state: StateDep, principal: Authenticated) -> Pl
 
 @router.post("/runs/{run_id}/plan", summary="Plan: run the rewriter over unfinished batches")
 def post_plan(run_id: RunId, body: PlanIn, state: StateDep, principal: Authenticated) -> Out:
-    return _run(
-        lambda: make_plan(
-            principal, run_id, doors.rewriter(body.rewriter, state.settings), engine=state.engine
-        )
-    )
+    return _run(lambda: curate.plan(state.engine, principal, run_id, body.rewriter, state.settings))
 
 
 @router.post("/runs/{run_id}/check", summary="Check: coverage and grounding")
 def post_check(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
-    return _run(lambda: check_plan(principal, run_id, engine=state.engine))
+    return _run(lambda: curate.check(state.engine, principal, run_id))
 
 
 @router.post("/runs/{run_id}/review", summary="Review: an independent approval bound to the hash")
 def post_review(run_id: RunId, body: ReviewIn, state: StateDep, principal: Authenticated) -> Out:
     return _run(
-        lambda: review_plan(
+        lambda: curate.review(
+            state.engine,
             principal,
             run_id,
             approve=body.approve,
-            reviewer=doors.reviewer(body.reviewer_model, state.settings),
-            engine=state.engine,
+            reviewer_model=body.reviewer_model,
+            settings=state.settings,
         )
     )
 
 
 @router.post("/runs/{run_id}/attest", summary="Attest: a person signs for the plan hash")
 def post_attest(run_id: RunId, body: AttestIn, state: StateDep, principal: Authenticated) -> Out:
-    return _run(lambda: attest_plan(principal, run_id, body.model_dump(), engine=state.engine))
+    return _run(lambda: curate.attest(state.engine, principal, run_id, body.model_dump()))
 
 
 @router.post("/runs/{run_id}/publish", summary="Publish: the switch, behind a recall block")
 def post_publish(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
-    out = _run(lambda: publish(principal, run_id, engine=state.engine))
+    out = _run(lambda: curate.publish(state.engine, principal, run_id))
     state.after_write()
     return out
 
 
 @router.post("/runs/{run_id}/rollback", summary="Rollback: restore the snapshot as new versions")
 def post_rollback(run_id: RunId, state: StateDep, principal: Authenticated) -> Out:
-    out = _run(lambda: rollback(principal, run_id, engine=state.engine))
+    out = _run(lambda: curate.rollback(state.engine, principal, run_id))
     state.after_write()
     return out

@@ -6,11 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from memwarden.api import problems, reads
+from memwarden.api import problems
 from memwarden.api.schemas import EventsOut, WhoAmI
 from memwarden.api.security import Authenticated, Reader
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
+from memwarden_usecases.inspect import events_after
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -29,7 +30,7 @@ def get_events(
 ) -> EventsOut:
     """The caller's tenant's events with ``id > after``, oldest first. Keep the returned
     ``next_cursor`` and pass it as ``after``; delivery is at-least-once per cursor."""
-    events = reads.events_after(
+    events = events_after(
         state.engine, principal.tenant_id, after, limit, state.event_settle_seconds
     )
     return EventsOut.model_validate(

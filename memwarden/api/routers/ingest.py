@@ -10,10 +10,10 @@ from memwarden.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut
 from memwarden.api.security import Proposer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_gate.io import GateContext, decide_batch
-from memwarden_ingest.io import IngestRefused, ingest_turns
 from memwarden_shared.contract.models import Turn
 from memwarden_shared.state.auth import Principal
+from memwarden_usecases.ingest import IngestRefused, ingest
+from memwarden_usecases.propose import propose
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -66,9 +66,7 @@ def post_turns(body: TurnsIn, state: StateDep, principal: Proposer) -> TurnsOut:
         for t in body.turns
     ]
     try:
-        result = ingest_turns(
-            turns, engine=state.engine, extract=body.extract, max_text_chars=limit
-        )
+        result = ingest(state.engine, turns, extract=body.extract, max_text_chars=limit)
     except IngestRefused:
         raise Problem(
             409,
@@ -92,10 +90,10 @@ def post_proposals(body: ProposalsIn, state: StateDep, principal: Proposer) -> R
     receipt. The caller is recorded as the proposer and can never approve the candidate."""
     _batch_limit(state, len(body.proposals))
     _same_tenant(principal, [p.tenant_id for p in body.proposals])
-    receipts = decide_batch(
+    receipts = propose(
+        state.engine,
         [p.model_dump(mode="json") for p in body.proposals],
-        engine=state.engine,
-        ctx=GateContext(proposed_by=principal.principal_id),
+        proposed_by=principal.principal_id,
     )
     state.after_write()
     return ReceiptsOut(receipts=receipts)

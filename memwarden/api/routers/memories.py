@@ -7,17 +7,14 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
-from memwarden.api import problems, reads
+from memwarden.api import problems
 from memwarden.api.problems import Problem
 from memwarden.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut
 from memwarden.api.security import AnyScope, Reader
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_recall.context import render_context
-from memwarden_recall.query import recall
-from memwarden_recall.ranking import EmbedderMismatch
 from memwarden_shared.contract.models import ID_PATTERN, Receipt, ScopeKind
-from memwarden_usecases.inspect import list_memories
+from memwarden_usecases import inspect, recall
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -53,7 +50,8 @@ def get_recall(
 ) -> RecallOut:
     """Current committed versions whose evidence is still active, best first."""
     try:
-        found = recall(
+        found = recall.recall(
+            state.engine,
             principal.tenant_id,
             subject_id,
             query or None,
@@ -61,17 +59,16 @@ def get_recall(
             scope_kind=scope_kind.value if scope_kind else None,
             scope_key=scope_key,
             purpose=purpose,
-            engine=state.engine,
         )
-    except EmbedderMismatch as exc:  # a remote embedder configured before `memwarden reindex`
+    except recall.EmbedderMismatch as exc:  # a remote embedder configured before `reindex`
         raise Problem(503, str(exc), code="embedder_mismatch") from None
-    context = render_context(found, lang) if format == "context" else None
+    context = recall.context_block(found, lang) if format == "context" else None
     return RecallOut.model_validate(
         {
             "subject_id": subject_id,
             "memories": [r.as_json() for r in found],
             "context": context,
-            "protected_reason": getattr(found, "reason", None),
+            "protected_reason": recall.protected_reason(found),
         }
     )
 
@@ -87,7 +84,7 @@ def get_subject_memories(
     principal: Reader,
 ) -> SubjectMemoriesOut:
     """History included, oldest first; ``current`` marks the version recall may return."""
-    rows = list_memories(principal.tenant_id, subject_id, engine=state.engine)
+    rows = inspect.list_memories(state.engine, principal.tenant_id, subject_id)
     return SubjectMemoriesOut.model_validate({"subject_id": subject_id, "memories": rows})
 
 
@@ -102,7 +99,7 @@ def get_versions(
     state: StateDep,
     principal: Reader,
 ) -> VersionsOut:
-    versions = reads.memory_versions_of(state.engine, principal.tenant_id, memory_id)
+    versions = inspect.memory_history(state.engine, principal.tenant_id, memory_id)
     if not versions:
         raise Problem(404, "no such memory", code="unknown_memory")
     return VersionsOut.model_validate({"memory_id": memory_id, "versions": versions})
@@ -118,7 +115,7 @@ def get_receipt(
     proposal_id: Annotated[str, Path(pattern=HEX64)], state: StateDep, principal: AnyScope
 ) -> Response:
     """Exactly the canonical JSON (RFC 8785) the gate stored when it decided."""
-    body = reads.receipt_body(state.engine, principal.tenant_id, proposal_id)
+    body = inspect.receipt_body(state.engine, principal.tenant_id, proposal_id)
     if body is None:
         raise Problem(404, "no receipt for this proposal", code="unknown_proposal")
     return ReceiptResponse(body.encode("utf-8"))

@@ -13,18 +13,13 @@ from fastapi import APIRouter, Path
 
 from memwarden.api import problems
 from memwarden.api.problems import Problem
-from memwarden.api.schemas import ForgetOut, RevisionIn, RevisionOut, RevokeOut
+from memwarden.api.schemas import RevisionIn, RevisionOut
 from memwarden.api.security import Proposer, Reviewer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_revalidation.commands import (
-    Refused,
-    UnknownMessage,
-    forget_message,
-    revoke_message,
-    supersede_message,
-)
+from memwarden.types import Forgotten, Revoked
 from memwarden_shared.contract.models import ID_PATTERN
+from memwarden_usecases import retract
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -40,16 +35,16 @@ def _unknown() -> Problem:
     return Problem(404, "no such message", code="unknown_message")
 
 
-@router.post("/{message_id}/revoke", response_model=RevokeOut, summary="Revoke a source message")
-def post_revoke(message_id: MessageId, state: StateDep, principal: Reviewer) -> RevokeOut:
+@router.post("/{message_id}/revoke", response_model=Revoked, summary="Revoke a source message")
+def post_revoke(message_id: MessageId, state: StateDep, principal: Reviewer) -> Revoked:
     """From this commit on, recall returns nothing that depends on the message."""
     try:
-        changed = revoke_message(principal.tenant_id, message_id, engine=state.engine)
-    except UnknownMessage:
+        changed = retract.revoke(state.engine, principal.tenant_id, message_id)
+    except retract.UnknownMessage:
         raise _unknown() from None
     if changed:
         state.after_write()
-    return RevokeOut(message_id=message_id, revoked=changed)
+    return Revoked(message_id=message_id, revoked=changed)
 
 
 @router.post(
@@ -73,12 +68,12 @@ def post_revision(
     if not body.text.strip():
         raise Problem(422, "a revision needs text", code="empty_text")
     try:
-        revision = supersede_message(
-            principal.tenant_id, message_id, body.text, engine=state.engine, max_text_chars=limit
+        revision = retract.supersede(
+            state.engine, principal.tenant_id, message_id, body.text, max_text_chars=limit
         )
-    except UnknownMessage:
+    except retract.UnknownMessage:
         raise _unknown() from None
-    except Refused:
+    except retract.Refused:
         raise Problem(409, "a revoked message is not edited", code="message_revoked") from None
     state.after_write()
     return RevisionOut(message_id=message_id, revision=revision)
@@ -86,15 +81,15 @@ def post_revision(
 
 @router.post(
     "/{message_id}/forget",
-    response_model=ForgetOut,
+    response_model=Forgotten,
     summary="Forget what a message taught (right to be forgotten)",
 )
-def post_forget(message_id: MessageId, state: StateDep, principal: Reviewer) -> ForgetOut:
+def post_forget(message_id: MessageId, state: StateDep, principal: Reviewer) -> Forgotten:
     """Dependent memories are forgotten and erased, the message is revoked, and only a
     normalised content hash is kept so re-extraction is rejected (paraphrases are not)."""
     try:
-        forgotten = forget_message(principal.tenant_id, message_id, engine=state.engine)
-    except UnknownMessage:
+        forgotten = retract.forget(state.engine, principal.tenant_id, message_id)
+    except retract.UnknownMessage:
         raise _unknown() from None
     state.after_write()
-    return ForgetOut(message_id=message_id, memory_versions_forgotten=forgotten)
+    return Forgotten(message_id=message_id, memory_versions_forgotten=forgotten)

@@ -7,14 +7,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from memwarden.api import problems, reads
+from memwarden.api import problems
 from memwarden.api.problems import Problem
-from memwarden.api.schemas import HEX64, ApproveIn, PendingOut, ReviewOut
+from memwarden.api.schemas import HEX64, ApproveIn, PendingOut
 from memwarden.api.security import Reviewer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_gate.review import ReviewRefused, approve, pending, reject
+from memwarden.types import Reviewed
 from memwarden_shared.state.auth import Forbidden
+from memwarden_usecases import review
+from memwarden_usecases.review import ReviewRefused
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -41,47 +43,44 @@ def get_pending(
     """Most confident first, with the evidence: the stored message revision and the
     code-point offsets of the sentence, so a reviewer sees the claim in its context."""
     try:
-        items = pending(principal, principal.tenant_id, engine=state.engine, limit=limit)
+        items = review.pending_with_evidence(
+            state.engine, principal, principal.tenant_id, limit=limit
+        )
     except Forbidden as exc:  # pragma: no cover - the scope was checked already
         raise Problem(403, str(exc), code="missing_scope") from None
-    evidence = reads.evidence_for(
-        state.engine, principal.tenant_id, [i["proposal_id"] for i in items]
-    )
-    return PendingOut.model_validate(
-        {"pending": [{**i, "evidence": evidence[i["proposal_id"]]} for i in items]}
-    )
+    return PendingOut.model_validate({"pending": items})
 
 
 @router.post(
     "/{proposal_id}/approve",
-    response_model=ReviewOut,
+    response_model=Reviewed,
     summary="Approve the frozen formation bound to its payload hash",
     responses=problems.responses(404, 409),
 )
 def post_approve(
     proposal_id: ProposalId, body: ApproveIn, state: StateDep, principal: Reviewer
-) -> ReviewOut:
+) -> Reviewed:
     """Commits exactly the stored candidate if its payload hash is still ``payload_hash``;
     any difference, a revoked source or a fact that moved refuses it (409 with a code)."""
     try:
-        outcome = approve(
-            principal, principal.tenant_id, proposal_id, body.payload_hash, engine=state.engine
+        outcome = review.approve(
+            state.engine, principal, principal.tenant_id, proposal_id, body.payload_hash
         )
     except ReviewRefused as exc:
         raise _refused(exc) from None
     state.after_write()
-    return ReviewOut(**asdict(outcome))
+    return Reviewed(**asdict(outcome))
 
 
 @router.post(
     "/{proposal_id}/reject",
-    response_model=ReviewOut,
+    response_model=Reviewed,
     summary="Reject a pending candidate",
     responses=problems.responses(404, 409),
 )
-def post_reject(proposal_id: ProposalId, state: StateDep, principal: Reviewer) -> ReviewOut:
+def post_reject(proposal_id: ProposalId, state: StateDep, principal: Reviewer) -> Reviewed:
     try:
-        outcome = reject(principal, principal.tenant_id, proposal_id, engine=state.engine)
+        outcome = review.reject(state.engine, principal, principal.tenant_id, proposal_id)
     except ReviewRefused as exc:
         raise _refused(exc) from None
-    return ReviewOut(**asdict(outcome))
+    return Reviewed(**asdict(outcome))

@@ -72,6 +72,11 @@ def memory_reasons(
     """Why ``m`` may not be used for ``intent`` now (empty when it may)."""
     if not m.found:
         return [DenyReason.MEMORY_NOT_FOUND]
+    return [*_status_reasons(m), *_use_reasons(m, intent, purpose, now)]
+
+
+def _status_reasons(m: UsedMemory) -> list[DenyReason]:
+    """What became of the memory: replaced (or edited away), withdrawn, or its evidence gone."""
     out: list[DenyReason] = []
     edited_away = m.status != "committed" and m.status_reason == "evidence_superseded"
     if m.status == "superseded" or edited_away:
@@ -80,13 +85,26 @@ def memory_reasons(
         out.append(DenyReason.MEMORY_REVOKED)
     if (not m.supported and not edited_away) or not m.sources_supported:
         out.append(DenyReason.EVIDENCE_REVOKED)
-    if m.expires_at is not None and m.expires_at <= now:
-        out.append(DenyReason.MEMORY_EXPIRED)
-    if intent in m.prohibited_actions or "*" in m.prohibited_actions:
-        out.append(DenyReason.PROHIBITED_ACTION)
-    if purpose is not None and purpose not in m.retrieval_purposes:
-        out.append(DenyReason.PURPOSE_NOT_ALLOWED)
     return out
+
+
+def _use_reasons(
+    m: UsedMemory, intent: str, purpose: str | None, now: datetime
+) -> list[DenyReason]:
+    """Whether this use may read it: not expired, not prohibited for the intent, allowed for
+    the purpose."""
+    failed = (
+        (m.expires_at is not None and m.expires_at <= now, DenyReason.MEMORY_EXPIRED),
+        (
+            intent in m.prohibited_actions or "*" in m.prohibited_actions,
+            DenyReason.PROHIBITED_ACTION,
+        ),
+        (
+            purpose is not None and purpose not in m.retrieval_purposes,
+            DenyReason.PURPOSE_NOT_ALLOWED,
+        ),
+    )
+    return [reason for fails, reason in failed if fails]
 
 
 def decide_action(

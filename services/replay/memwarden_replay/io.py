@@ -36,7 +36,6 @@ from memwarden_gate.io import GateContext, decide_many
 from memwarden_ingest.io import IngestRefused, IngestResult, ingest_many
 from memwarden_replay.source import Batch, first_bad_line, read_batches
 from memwarden_replay.tally import BatchFacts, Tally, report
-from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden_shared.contract.registry import default_registry
@@ -165,12 +164,9 @@ def run_replay(
 ) -> dict[str, Any]:
     """Process every remaining batch of the plan; returns the report of the whole run.
 
-    ``drain`` is the embedded mode's in-process drain (``memwarden_usecases.pipeline``): in
-    embedded mode, outside shadow runs, it runs before the first batch and after each one,
-    so the stages behind the gate (the vector sink, revalidation) keep up with the run."""
+    ``drain`` (embedded mode, the caller's in-process pipeline) runs the events each batch
+    committed before the next batch, and the ones an interrupted run left undelivered."""
     opts = plan.options
-    if not get_settings().embedded or opts.shadow:
-        drain = None
     if drain:
         drain()  # events an interrupted run committed but never delivered
     mark = time.perf_counter()
@@ -223,19 +219,6 @@ def replay_report(plan: ReplayPlan, *, engine: Engine) -> dict[str, Any]:
         "finished_at": row.finished_at.isoformat() if row.finished_at else None,
     }
     return report(plan.tally, run)
-
-
-def replay(
-    paths: list[Path],
-    options: ReplayOptions,
-    *,
-    engine: Engine,
-    on_batch: Callable[[BatchDone], None] | None = None,
-    drain: Callable[[], object] | None = None,
-) -> dict[str, Any]:
-    """:func:`plan_replay` then :func:`run_replay`."""
-    plan = plan_replay(paths, options, engine=engine)
-    return run_replay(plan, engine=engine, on_batch=on_batch, drain=drain)
 
 
 # --------------------------------------------------------------------------- one batch

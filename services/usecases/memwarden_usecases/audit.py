@@ -22,8 +22,10 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    cast,
     func,
     inspect,
+    or_,
     select,
 )
 
@@ -40,7 +42,9 @@ from memwarden_shared.store.schema import (
     current_memories,
     memory_versions,
     messages,
+    metadata,
     outbox,
+    processed_events,
     proposals,
     suppressions,
     vector_index,
@@ -324,3 +328,22 @@ def _forgotten_in_side_tables(
             if any(forgotten.suspect(t, values) for t in tenants if t):
                 findings.append({"where": table.name, "problem": "holds forgotten content"})
     return findings
+
+
+def text_found(engine: Engine, tenant_ids: list[str], text: str) -> bool:
+    """Whether ``text`` appears in any column of any row of the tenants, in every table (the
+    evidence store included, and the inbox by its event keys): what an evaluation's
+    ``secret_absent`` expectation asks of the store."""
+    with engine.connect() as conn:
+        for table in metadata.sorted_tables:
+            stmt = select(table)
+            if "tenant_id" in table.c:
+                stmt = stmt.where(table.c.tenant_id.in_(tenant_ids))
+            elif table is processed_events:
+                stmt = stmt.where(
+                    or_(*(cast(table.c.event_key, String).like(f"{t}:%") for t in tenant_ids))
+                )
+            for row in conn.execute(stmt):
+                if any(isinstance(v, str) and text in v for v in row):
+                    return True
+    return False
