@@ -51,14 +51,16 @@ def reviewer(model: str | None, settings: Settings) -> PlanReviewer | None:
         raise CurateRefused("llm_not_configured", str(exc)) from None
 
 
-def run_status(principal: Principal, run_id: str, *, engine: Engine | None = None) -> dict:
+def run_status(
+    principal: Principal, run_id: str, *, engine: Engine | None = None
+) -> dict[str, Any]:
     with unit_of_work(engine or get_engine()) as uow:
         run = get_run(uow.conn, run_id, principal.tenant_id)
         allow_reader(principal, run.tenant_id)
         return status(uow.conn, run)
 
 
-def plan_of(principal: Principal, run_id: str, *, engine: Engine | None = None) -> dict:
+def plan_of(principal: Principal, run_id: str, *, engine: Engine | None = None) -> dict[str, Any]:
     """The catalogue a reviewer reads: the folded plan, its hash, and each source's kind,
     key and value beside its disposition."""
     with unit_of_work(engine or get_engine()) as uow:
@@ -89,5 +91,5 @@ def snapshot_jsonl(principal: Principal, run_id: str, *, engine: Engine | None =
 
 def summary(out: dict[str, Any]) -> dict[str, Any]:
     """``run_id``, ``stage``, ``hash`` and counts first: what every command prints."""
-    head = {k: out[k] for k in ("run_id", "stage", "hash", "counts") if k in out}
+    head: dict[str, Any] = {k: out[k] for k in ("run_id", "stage", "hash", "counts") if k in out}
     return {**head, **{k: v for k, v in out.items() if k not in head}}

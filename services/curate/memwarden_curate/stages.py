@@ -44,8 +44,11 @@ HIGH_RISK_PROCEDURE = ("decision", "task_fact")  # "decision or procedure" (docs
 
 
 class Rewriter(Protocol):
-    name: str
-    model: str | None
+    # read-only: a dataclass field or a property satisfies them
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
 
     def rewrite(self, items: list[dict[str, Any]], batch_no: int) -> tuple[dict[str, Any], int]:
         """One batch body and the tokens it cost."""
@@ -251,7 +254,8 @@ def edit_plan(
 
 
 class PlanReviewer(Protocol):
-    model: str
+    @property
+    def model(self) -> str: ...
 
     def review(self, items: list[dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, Any]]:
         """Objections (empty: approve)."""

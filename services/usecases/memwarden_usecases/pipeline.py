@@ -19,7 +19,7 @@ for _module in STAGE_TASK_MODULES.values():
 
 
 def run_task_locally(task: str, _queue: str, envelopes: list[dict[str, Any]]) -> None:
-    app.tasks[task].apply(args=[envelopes], throw=True)
+    app.tasks[task].apply(args=(envelopes,), throw=True)
 
 
 def drain(engine: Engine | None = None) -> int:

@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, and_, delete, select
 
 from memwarden_shared.contract.models import MessageStatus
 from memwarden_shared.delivery.celery_app import Stage
-from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.consume import ConsumeResult, consume
 from memwarden_shared.observe import metrics
 from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
 from memwarden_shared.store.schema import (
@@ -44,7 +44,7 @@ def reindex(
     batch: int = 500,
     engine: Engine | None = None,
     embedder: Embedder | None = None,
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """Bring every vector row (of one tenant, or all) to the configured embedder: after
     ``MEMWARDEN_EMBEDDER`` or the model or dimension changed. One transaction per batch of
     memories, so a long reindex holds no lock for long and can be rerun after a failure."""
@@ -65,7 +65,7 @@ def reindex(
             uow.commit()
         for name, n in counts.items():
             totals[name] += n
-    return totals | {"embedder": embedder.name}  # type: ignore[return-value]
+    return {**totals, "embedder": embedder.name}
 
 
 def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, int]:
@@ -76,7 +76,9 @@ def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, 
     return counts
 
 
-def run_sink_stage(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> Any:
+def run_sink_stage(
+    envelopes: list[dict[str, Any]], *, engine: Engine | None = None
+) -> ConsumeResult:
     return consume(Stage.VECTOR_SINK, envelopes, sync_events, engine=engine)
 
 
