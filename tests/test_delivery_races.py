@@ -25,8 +25,8 @@ from memwarden_shared.store.schema import (
     vector_index,
 )
 from memwarden_shared.store.tenant_scope import tenant_scope
-from memwarden_vector_sink.io import sync_memories
 from tests.conftest import turn_dict
+from tests.sink_helpers import sync_memories
 
 pytestmark = pytest.mark.postgres
 

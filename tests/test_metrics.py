@@ -69,7 +69,7 @@ def test_metrics__a_redelivered_event_observes_no_second_latency(
     sqlite_engine: Engine, tenant: str
 ) -> None:
     from memwarden_shared.store.schema import current_memories
-    from memwarden_vector_sink.io import sync_memories
+    from tests.sink_helpers import sync_memories
 
     turn = turn_dict(tenant, "我更喜欢深色主题。", message_id="m1")
     ingest_turns([Turn.model_validate(turn)], engine=sqlite_engine)

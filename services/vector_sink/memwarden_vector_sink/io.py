@@ -28,16 +28,6 @@ from memwarden_shared.store.schema import (
 from memwarden_shared.text.embedding import Embedder, current_embedder, memory_text, to_bytes
 
 
-def sync_memories(memory_ids: list[str], *, engine: Engine | None = None) -> dict[str, int]:
-    """Index or drop each memory so the index mirrors ``current_memories`` (one transaction,
-    outside the consumer runner: tests and repair)."""
-    with unit_of_work(engine or get_engine()) as uow:
-        counts, marks = reconcile(uow.conn, memory_ids)
-        uow.commit()
-    _observe(utcnow(), *marks)
-    return counts
-
-
 def reindex(
     tenant_id: str | None = None,
     *,
