@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -28,7 +29,7 @@ OWN_CASES = [
 SNAPSHOT_KEYS = {"case_id", "checkpoint", "memories", "proposals", "recall"}
 
 
-def _checkpoints(cases: list[dict]) -> int:
+def _checkpoints(cases: list[dict[str, Any]]) -> int:
     return sum(1 + sum("check" in s for s in c["steps"]) for c in cases)
 
 
@@ -75,7 +76,7 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     )
 
 
-def _own_cases() -> list[dict]:
+def _own_cases() -> list[dict[str, Any]]:
     paths = sorted(p for folder in OWN_CASES for p in folder.glob("*.jsonl"))
     return [
         json.loads(line)

@@ -167,9 +167,11 @@ def _envelopes(engine: Engine, tenant: str, topic: Topic) -> list[dict[str, Any]
 
 def _proposals(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
-        return conn.execute(
-            select(proposals).where(proposals.c.tenant_id == tenant).order_by(proposals.c.id)
-        ).all()
+        return list(
+            conn.execute(
+                select(proposals).where(proposals.c.tenant_id == tenant).order_by(proposals.c.id)
+            )
+        )
 
 
 def _sessions(canary: Canary, tenant: str) -> tuple[list[str], set[str]]:
