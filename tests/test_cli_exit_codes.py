@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 BAD_PG = "postgresql+psycopg://nobody:s3cr3tpw@127.0.0.1:1/x"
 
 

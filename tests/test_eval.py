@@ -33,6 +33,7 @@ def _checkpoints(cases: list[dict[str, Any]]) -> int:
     return sum(1 + sum("check" in s for s in c["steps"]) for c in cases)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DEVSET.is_file(), reason="the development set lives outside the repo")
 def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     report, snapshots = tmp_path / "report.json", tmp_path / "snapshots.jsonl"

@@ -402,6 +402,7 @@ def test_cli__an_unexpected_error_is_one_line_without_its_message(
     assert_nothing_echoed(out, err)
 
 
+@pytest.mark.slow
 def test_cli_ingest__a_nul_on_postgresql_in_a_real_process(
     pg_engine: Engine, tenant: str, tmp_path: Path
 ) -> None:

@@ -102,6 +102,7 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_ingest_cli__skipped_lines_exit_1_and_refusal_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "turns.jsonl"
     path.write_text(turn_line(0) + "\nnot json\n" + turn_line(1) + "\n", encoding="utf-8")

@@ -372,6 +372,7 @@ def cli_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield env
 
 
+@pytest.mark.slow
 def test_replay_cli__shadow_report_then_nothing_left(
     tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
@@ -416,6 +417,7 @@ def test_extractor_for__a_version_only_for_the_rules_extractor() -> None:
         replay_io.extractor_for("magic", None)
 
 
+@pytest.mark.slow
 def test_replay_cli__bad_lines_refuse_by_default_and_skipping_them_exits_1(
     tmp_path: Path, cli_env: dict[str, str]
 ) -> None:

@@ -343,6 +343,7 @@ def test_replay_distributed__a_bad_line_refuses_before_any_chunk_unless_skipped(
     assert body["bad_lines"] == 1 and body["turns"] == 18 and body["problems"][0]["byte_offset"]
 
 
+@pytest.mark.slow
 def test_replay_distributed__without_a_broker_it_refuses_in_one_line(tmp_path: Path) -> None:
     path = write_history(tmp_path / "history.jsonl", subjects=1, sessions=1, turns=1)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMWARDEN_")}

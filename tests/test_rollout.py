@@ -118,6 +118,7 @@ def test_bad_canary_setting__one_line_and_no_start(
     assert "rules-2;50" not in err
 
 
+@pytest.mark.slow
 def test_bad_setting__the_command_line_refuses_before_importing_anything_else(
     tmp_path: Path,
 ) -> None:
