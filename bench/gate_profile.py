@@ -15,6 +15,7 @@ import io
 import pstats
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,7 +25,7 @@ from bench.gate_throughput import make_proposals
 from memwarden_gate.io import decide_batch
 
 
-def _run(label: str, fn, profile: bool, top: int, n: int) -> None:
+def _run(label: str, fn: Callable[[], object], profile: bool, top: int, n: int) -> None:
     prof = cProfile.Profile() if profile else None
     t0 = time.perf_counter()
     if prof:

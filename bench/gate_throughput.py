@@ -17,7 +17,9 @@ import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -29,7 +31,7 @@ from memwarden_extractor.io import with_id
 from memwarden_extractor.rules import extract
 from memwarden_gate.io import decide_batch
 from memwarden_ingest.io import ingest_turns
-from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.models import Role, Source, Turn
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.store.db import engine_for
 
@@ -44,7 +46,9 @@ SENTENCES = [
 RAW_COMMIT_SQL = Path(__file__).with_name("gate_commit.sql")
 
 
-def make_proposals(engine: Engine, tag: str, n: int, tenant: str | None = None) -> list[dict]:
+def make_proposals(
+    engine: Engine, tag: str, n: int, tenant: str | None = None
+) -> list[dict[str, Any]]:
     """n committable proposals, each for its own subject and session (no fact-key
     contention, and no scope that the write-rate watch would hold: a held scope sends its
     proposals to review, and the benchmark would time that path instead of commits)."""
@@ -55,10 +59,10 @@ def make_proposals(engine: Engine, tag: str, n: int, tenant: str | None = None) 
             subject_id=f"{tag}-s{i}" if tenant else f"s{i}",
             session_id=f"{tag}-c{i}",
             message_id=f"{tag}-m{i}" if tenant else f"m{i}",
-            role="user",
-            source="user_message",
+            role=Role.USER,
+            source=Source.USER_MESSAGE,
             text=SENTENCES[i % len(SENTENCES)],
-            created_at="2026-05-01T09:00:00Z",
+            created_at=datetime(2026, 5, 1, 9, tzinfo=UTC),
         )
         for i in range(n)
     ]
@@ -67,7 +71,7 @@ def make_proposals(engine: Engine, tag: str, n: int, tenant: str | None = None) 
     return [with_id(body) for turn in turns for body in extract(turn, registry)][:n]
 
 
-def _client(url: str, share: list[dict]) -> None:
+def _client(url: str, share: list[dict[str, Any]]) -> None:
     engine = engine_for(url)
     engine.dispose(close=False)  # the parent's pooled connections are not ours after fork
     for p in share:
@@ -75,7 +79,7 @@ def _client(url: str, share: list[dict]) -> None:
     engine.dispose()
 
 
-def per_proposal(engine: Engine, proposals: list[dict], clients: int) -> float:
+def per_proposal(engine: Engine, proposals: list[dict[str, Any]], clients: int) -> float:
     """``clients`` separate processes (like pgbench's clients, and unlike threads, not
     sharing one interpreter lock), each deciding its share one proposal per transaction."""
     url = engine.url.render_as_string(hide_password=False)
@@ -92,7 +96,7 @@ def per_proposal(engine: Engine, proposals: list[dict], clients: int) -> float:
     return len(proposals) / (time.perf_counter() - t0)
 
 
-def batched(engine: Engine, proposals: list[dict], batch: int) -> float:
+def batched(engine: Engine, proposals: list[dict[str, Any]], batch: int) -> float:
     t0 = time.perf_counter()
     for i in range(0, len(proposals), batch):
         decide_batch(proposals[i : i + batch], engine=engine)

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -25,7 +26,7 @@ from sqlalchemy import Engine, func, select, text
 
 from bench.common import percentile, scratch_database
 from memwarden_ingest.io import ingest_turns
-from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.models import Role, Source, Turn
 from memwarden_shared.store.schema import vector_index
 
 # another Redis database with MEMWARDEN_BENCH_BROKER_URL (it is flushed): a shared machine
@@ -116,10 +117,10 @@ def turns(tag: str, start: int, n: int) -> list[Turn]:
             subject_id=f"{tag}-{i}",
             session_id="s",
             message_id=f"{tag}-{i}",
-            role="user",
-            source="user_message",
+            role=Role.USER,
+            source=Source.USER_MESSAGE,
             text=TEXTS[i % len(TEXTS)],
-            created_at="2026-05-01T09:00:00Z",
+            created_at=datetime(2026, 5, 1, 9, tzinfo=UTC),
         )
         for i in range(start, start + n)
     ]

@@ -15,6 +15,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -73,7 +74,7 @@ KEYS = ["preference.note", "decision.note", "preference.communication_style"]
 def load(engine, subjects: int, per_subject: int, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
     embedder = default_embedder()
     now = datetime.now(UTC)
-    batch: dict[str, list[dict]] = {"m": [], "f": [], "v": [], "e": [], "c": [], "x": []}
+    batch: dict[str, list[dict[str, Any]]] = {"m": [], "f": [], "v": [], "e": [], "c": [], "x": []}
 
     def flush() -> None:
         with engine.begin() as conn:

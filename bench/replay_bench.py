@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -78,7 +79,7 @@ def generate(path: Path, n: int) -> None:
             )
 
 
-def replay(path: Path, env: dict[str, str], report: Path) -> tuple[float, dict, float]:
+def replay(path: Path, env: dict[str, str], report: Path) -> tuple[float, dict[str, Any], float]:
     argv = [
         "memwarden",
         "replay",
@@ -109,7 +110,7 @@ def replay(path: Path, env: dict[str, str], report: Path) -> tuple[float, dict, 
     return wall, json.loads(report.read_text()), peak_kb / 1024
 
 
-def show(label: str, n: int, wall: float, body: dict, peak: float) -> None:
+def show(label: str, n: int, wall: float, body: dict[str, Any], peak: float) -> None:
     keys = ("turns", "proposals", "turns_per_second", "proposals_per_second")
     figures = {k: body.get(k, body.get("totals", {}).get(k)) for k in keys}
     print(

@@ -143,10 +143,13 @@ def profile_summary(raw: Path) -> list[tuple[str, float]]:
     return [(b, n / max(total, 1)) for b, n in buckets.most_common()]
 
 
-def run_once(n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bool) -> dict:
+def run_once(
+    n: int, data: Path, turns: int, broker: str, tmp: Path, profile: bool
+) -> dict[str, Any]:
     with scratch_database() as engine:
         url = engine.url.render_as_string(hide_password=False)
         dbname = engine.url.database
+        assert dbname, "scratch_database names its database"
         redis.Redis.from_url(broker).flushdb()
         base = {k: v for k, v in os.environ.items() if not k.startswith("MEMWARDEN_")}
         env = {

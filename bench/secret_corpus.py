@@ -429,7 +429,7 @@ SPOKEN_ZH = [
     "保险柜密码为 {v}。",
 ]
 ZH_DIGITS = "零一二三四五六七八九"
-SPOKEN_CODES = [
+SPOKEN_CODES: list[tuple[str, Callable[[random.Random], str]]] = [
     ("the front door code is {v}.", lambda r: _s(r, 5, string.digits)),
     ("gate code: {v}", lambda r: _s(r, 4, string.digits)),
     ("我的支付密码是{v}", lambda r: _s(r, 6, ZH_DIGITS)),

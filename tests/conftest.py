@@ -1,10 +1,12 @@
 """Fixtures: real SQLite files, a real PostgreSQL server (migrated once into a template
-database), and Redis. Nothing here fakes a store or a broker."""
+database; each test module, and each test that asks for ``fresh_pg_url``, gets a clone of
+its own), and Redis. Nothing here fakes a store or a broker."""
 
 from __future__ import annotations
 
 import contextvars
 import os
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +29,6 @@ REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/1
 # sessions) must never drop each other's databases.
 SESSION = uuid.uuid4().hex[:8]
 TEMPLATE_DB = f"mw_template_{SESSION}"
-MAIN_DB = f"mw_main_{SESSION}"
 # The processes' login in tests, as in a deployment: not the tables' owner, not a superuser
 # (a superuser bypasses row-level security, so a test connected as one would prove nothing).
 # Migrations run as PG_URL's role (the owner); every PostgreSQL fixture below hands out a URL
@@ -90,16 +91,25 @@ def pg_template() -> Iterator[str]:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}" WITH (FORCE)'))
 
 
-@pytest.fixture
-def fresh_pg_owner_url(pg_template: str) -> Iterator[str]:
-    """A database of its own, cloned from the template, as its owner (migrations, DDL)."""
+@contextmanager
+def cloned_database() -> Iterator[str]:
+    """A new database cloned from the migrated template (a file copy, no migration run),
+    as its owner's URL; dropped on exit, whoever is still connected."""
     name = "mw_" + uuid.uuid4().hex[:12]
     with admin() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
-    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    yield url
-    with admin() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    try:
+        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def fresh_pg_owner_url(pg_template: str) -> Iterator[str]:
+    """A database of its own, cloned from the template, as its owner (migrations, DDL)."""
+    with cloned_database() as url:
+        yield url
 
 
 @pytest.fixture
@@ -108,21 +118,19 @@ def fresh_pg_url(fresh_pg_owner_url: str) -> str:
     return app_url(fresh_pg_owner_url)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pg_owner_url(pg_template: str) -> Iterator[str]:
-    """One shared migrated database, as its owner; tests isolate themselves by tenant id."""
-    name = MAIN_DB
-    with admin() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"'))
-    yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    with admin() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    """The test module's own database, cloned from the template, as its owner; dropped when
+    the module ends. Its tests share it and isolate themselves by tenant id; no module sees
+    another's rows (nor a worker or relay another module left running), so a count over a
+    whole table is a count of this module's own writes."""
+    with cloned_database() as url:
+        yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pg_engine(pg_owner_url: str) -> Iterator[Engine]:
-    """The shared database as the application role: row-level security applies."""
+    """The module's database as the application role: row-level security applies."""
     engine = engine_for(app_url(pg_owner_url))
     yield engine
     engine.dispose()
@@ -147,6 +155,30 @@ def store(request: pytest.FixtureRequest) -> Engine:
 @pytest.fixture
 def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:10]
+
+
+@pytest.fixture(autouse=True)
+def processes_only_in_slow_tests(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A test that starts a process (a worker, a relay, the CLI, a browser) carries the
+    ``slow`` marker, so ``scripts/test.sh --quick`` (``-m "not slow and not faults"``) leaves
+    out exactly those. Checked, not remembered: an unmarked test that starts one fails, naming
+    the marker (the process still runs, so the library that started it sees no surprise)."""
+    if "slow" in request.keywords:
+        yield
+        return
+    started: list[str] = []
+    real_init = subprocess.Popen.__init__
+
+    def noting(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        started.append(str(args)[:120])
+        real_init(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", noting)
+    yield
+    if started:
+        pytest.fail(f"started a process ({started[0]}): mark it @pytest.mark.slow", False)
 
 
 @pytest.fixture(autouse=True)

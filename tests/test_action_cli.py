@@ -9,7 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import turn_dict
+
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
 
 
 def cli(tmp_path: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:

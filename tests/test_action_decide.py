@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,9 +31,15 @@ GOOD = UsedMemory(
 )
 
 
-def decide(*used: UsedMemory, intent: str = "package.install", **kw: object) -> tuple:
-    args = {"high_consequence": False, "may_request": True, "purpose": None, "now": NOW, **kw}
-    v = decide_action(intent=intent, used=list(used), **args)  # type: ignore[arg-type]
+def decide(*used: UsedMemory, intent: str = "package.install", **kw: Any) -> tuple[str, list[str]]:
+    args: dict[str, Any] = {
+        "high_consequence": False,
+        "may_request": True,
+        "purpose": None,
+        "now": NOW,
+        **kw,
+    }
+    v = decide_action(intent=intent, used=list(used), **args)
     return v.decision.value, list(v.reasons)
 
 
@@ -65,7 +72,9 @@ def decide(*used: UsedMemory, intent: str = "package.install", **kw: object) -> 
         (replace(GOOD, prohibited_actions=("*",)), {}, ("DENY", ["prohibited_action"])),
     ],
 )
-def test_decide__first_matching_row_wins(memory: UsedMemory, kw: dict, expected: tuple) -> None:
+def test_decide__first_matching_row_wins(
+    memory: UsedMemory, kw: dict[str, Any], expected: tuple[str, list[str]]
+) -> None:
     assert decide(memory, **kw) == expected
 
 
@@ -94,7 +103,7 @@ def test_hashes__key_binds_intent_and_params_approval_also_binds_uses() -> None:
         {"intent": "Email Send"},
     ],
 )
-def test_request__bad_input_is_refused(field: dict) -> None:
+def test_request__bad_input_is_refused(field: dict[str, Any]) -> None:
     body = {"tenant_id": "t", "subject_id": "u", "intent": "email.send", "idempotency_key": "k"}
     with pytest.raises(ValueError):
         ActionRequest(**{**body, **field})

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 import memwarden_actions.io as action_io
+from memwarden_actions.decide import decide_action
 from memwarden_actions.lifecycle import affected_by_message
 from memwarden_actions.receipts import ActionKeyConflict
 from memwarden_revalidation.commands import revoke_message
@@ -62,9 +63,9 @@ def test_idempotency__concurrent_same_key_other_params_one_wins_one_conflicts(
     def request(n: int) -> str:
         barrier.wait()
         try:
-            return act(pg_engine, tenant, "message.send", [], key="k", params={"text": n})[
-                "decision"
-            ]
+            return str(
+                act(pg_engine, tenant, "message.send", [], key="k", params={"text": n})["decision"]
+            )
         except ActionKeyConflict:
             return "KEY_CONFLICT"
 
@@ -87,7 +88,7 @@ def test_race__revocation_during_an_allow_cancels_it(
     memory_id, _ = memory_of(pg_engine, tenant, mid)
     decided = threading.Event()
     revoked = threading.Event()
-    real_decide = action_io.decide_action
+    real_decide = decide_action  # the name action_io calls, patched below
 
     def decide_then_hold(**kw: Any) -> Any:
         verdict = real_decide(**kw)

@@ -26,7 +26,7 @@ def _config() -> dict[str, Any]:
 
 def _contract(contract_id: str) -> dict[str, Any]:
     [found] = [c for c in _config()["contracts"] if c["id"] == contract_id]
-    return found
+    return dict(found)
 
 
 def _stages() -> set[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,7 +57,7 @@ def test_jcs__sorts_keys_by_utf16_code_units() -> None:
     ]
 
 
-IDENTITY = dict(
+IDENTITY: dict[str, Any] = dict(
     tenant_id="t1",
     subject_id="u1",
     scope={"kind": "user", "key": "u1"},
@@ -108,13 +109,15 @@ json_values = st.recursive(
 
 @given(json_values, json_values)
 def test_payload_hash__any_value_change_changes_it(a: object, b: object) -> None:
-    base = dict(confidence=0.9, expires_at=None, evidence_hash="0" * 64)
+    base: dict[str, Any] = dict(confidence=0.9, expires_at=None, evidence_hash="0" * 64)
     same = jcs(a) == jcs(b)
     assert (payload_hash(value=a, **base) == payload_hash(value=b, **base)) == same
 
 
 def test_payload_hash__expiry_and_confidence_are_part_of_it() -> None:
-    base = dict(value="pnpm", confidence=0.9, expires_at=None, evidence_hash="0" * 64)
+    base: dict[str, Any] = dict(
+        value="pnpm", confidence=0.9, expires_at=None, evidence_hash="0" * 64
+    )
     assert payload_hash(**base) != payload_hash(**{**base, "confidence": 0.35})
     later = datetime(2026, 12, 31, tzinfo=UTC)
     assert payload_hash(**base) != payload_hash(**{**base, "expires_at": later})
@@ -148,7 +151,7 @@ _JSON_VALUES = st.recursive(
 
 
 @given(_JSON_VALUES)
-def test_jcs__fast_writer_is_byte_identical_to_the_rfc8785_package(value: object) -> None:
+def test_jcs__fast_writer_is_byte_identical_to_the_rfc8785_package(value: Any) -> None:
     import rfc8785
 
     try:

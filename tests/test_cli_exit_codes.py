@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 BAD_PG = "postgresql+psycopg://nobody:s3cr3tpw@127.0.0.1:1/x"
 
 
-def memwarden(tmp_path: Path, *args: str, database_url: str = "") -> subprocess.CompletedProcess:
+def memwarden(
+    tmp_path: Path, *args: str, database_url: str = ""
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memwarden.cli", *args],
         env={
@@ -30,7 +34,7 @@ def memwarden(tmp_path: Path, *args: str, database_url: str = "") -> subprocess.
     )
 
 
-def one_line(done: subprocess.CompletedProcess) -> str:
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in done.stderr + done.stdout
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -45,7 +49,9 @@ def one_line(done: subprocess.CompletedProcess) -> str:
         ("pending", "--tenant", "t", "--api-key", "k"),
     ],
 )
-def test_cli_exit__an_unreachable_database_is_3_without_the_url(tmp_path: Path, args) -> None:
+def test_cli_exit__an_unreachable_database_is_3_without_the_url(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
     done = memwarden(tmp_path, *args, database_url=BAD_PG)
     line = one_line(done)
     assert done.returncode == 3, line

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memwarden.cli import main
 
-GOOD = {
+GOOD: dict[str, Any] = {
     "tenant_id": "acme",
     "registry_version": "acme-1",
     "keys": [
@@ -47,7 +48,7 @@ def test_cli_registry__validate_a_good_file(
     ],
 )
 def test_cli_registry__an_invalid_file_is_one_line_and_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: dict | None, says: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: dict[str, Any] | None, says: str
 ) -> None:
     path = tmp_path / "acme.json"
     path.write_text(json.dumps(body) if body is not None else "{oops")

@@ -91,9 +91,13 @@ def _distributed(request: pytest.FixtureRequest) -> Backend:
     url = pg.url.render_as_string(hide_password=False)
     tenant = "t-" + uuid.uuid4().hex[:10]
     memory = Memory(database_url=url, broker_url=REDIS_URL, tenant=tenant)
+
+    def settle() -> None:
+        drain(pg)
+
     return Backend(
         memory,
-        lambda: drain(pg) and None,
+        settle,
         pg,
         lambda key: Memory(database_url=url, broker_url=REDIS_URL, tenant=tenant, api_key=key),
     )

@@ -25,6 +25,8 @@ from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
 from tests.test_api import set_policy
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

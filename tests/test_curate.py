@@ -21,7 +21,7 @@ from memwarden_curate.stages import (
     review_plan,
     take_snapshot,
 )
-from memwarden_recall.query import recall
+from memwarden_recall.query import ProtectedEmpty, recall
 from memwarden_revalidation.commands import revoke_message
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.store.db import unit_of_work
@@ -352,7 +352,8 @@ def test_publish__a_crash_with_the_block_up_fails_closed_until_rollback(
     with pytest.raises(KeyboardInterrupt):
         publish(people(tenant)["planner"], run, engine=store, after_block=die)
     blocked = recall(tenant, "u1", engine=store)
-    assert blocked == [] and blocked.reason == "curate_publishing"
+    assert isinstance(blocked, ProtectedEmpty) and blocked.reason == "curate_publishing"
+    assert blocked == []
     assert values(store, tenant, "u2")  # another subject is not blocked
     with pytest.raises(CurateRefused) as refused:
         publish(people(tenant)["planner"], run, engine=store)

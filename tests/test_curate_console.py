@@ -18,6 +18,8 @@ from tests.curate_helpers import say_all
 from tests.test_console_browser import _chromium_page, served  # noqa: F401 (fixture)
 from tests.test_curate import LINES
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 TENANT = "acme"
 
 

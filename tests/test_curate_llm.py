@@ -61,7 +61,9 @@ def keep(source: str) -> dict[str, Any]:
     return {"source": source, "disposition": "keep", "target": None, "reason": "distinct"}
 
 
-def plan_with(engine: Engine, tenant: str, chat: ChatServer, run: str, body: dict) -> dict:
+def plan_with(
+    engine: Engine, tenant: str, chat: ChatServer, run: str, body: dict[str, Any]
+) -> dict[str, Any]:
     chat.script(reply(body))
     rewriter = LlmRewriter(client(chat, "writer-model"))
     make_plan(people(tenant)["planner"], run, rewriter, engine=engine)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from memwarden_curate.publish import publish, rollback
-from memwarden_recall.query import recall
+from memwarden_recall.query import ProtectedEmpty, recall
 from tests.conftest import in_this_context
 from tests.curate_helpers import people, say_all, to_attested
 
@@ -30,7 +30,7 @@ def seed(engine: Engine, tenant: str) -> None:
 
 def state(engine: Engine, tenant: str) -> Any:
     found = recall(tenant, "u1", engine=engine, k=1000)
-    if getattr(found, "reason", None):
+    if isinstance(found, ProtectedEmpty):
         return found.reason
     return frozenset((m.memory_id, m.version) for m in found)
 
@@ -121,7 +121,7 @@ def test_plan__two_planners_racing_on_one_run_record_each_batch_once(
     errors: list[BaseException] = []
 
     class Gated(RulesRewriter):
-        def rewrite(self, items: list[dict[str, Any]], batch_no: int) -> tuple[dict, int]:
+        def rewrite(self, items: list[dict[str, Any]], batch_no: int) -> tuple[dict[str, Any], int]:
             if batch_no == 0:
                 barrier.wait(10)  # both planners hold batch 0 before either appends it
             return super().rewrite(items, batch_no)

@@ -4,6 +4,7 @@ backends, with rows, rowcounts and SQLAlchemy's own error classes."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, bindparam, select, update
@@ -13,7 +14,7 @@ from memwarden_shared.store.db import Batch, in_param, insert_ignore_stmt, unit_
 from memwarden_shared.store.schema import receipts
 
 
-def _rows(tenant: str, n: int) -> list[dict]:
+def _rows(tenant: str, n: int) -> list[dict[str, Any]]:
     stamp = datetime(2026, 5, 1, 9, 0, tzinfo=timezone(timedelta(hours=8)))
     return [
         {"tenant_id": tenant, "proposal_id": f"p{i}", "body": f"b{i}", "created_at": stamp}

@@ -66,7 +66,8 @@ def test_is_transient__permanent_failures(exc: BaseException) -> None:
 
 def test_redacted__names_the_error_never_its_message() -> None:
     try:
-        {}[CANARY]
+        empty: dict[str, str] = {}
+        empty[CANARY]
     except KeyError as exc:
         text = redacted(exc)
     assert text.startswith("KeyError at=test_delivery_ops.py:")

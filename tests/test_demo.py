@@ -15,6 +15,8 @@ from sqlalchemy import create_engine, func, select
 from memwarden_shared.store.schema import messages, outbox, proposals
 from tests.conftest import REDIS_URL
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 
 def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

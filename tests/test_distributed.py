@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -146,7 +147,7 @@ def test_distributed__a_canary_revoked_under_early_duplicated_events_leaves_no_t
     ingest_turns(turns[:1], engine=engine, extract=False)
     ingest_turns(turns[1:], engine=engine)
     sentence = canary
-    proposal = {
+    proposal: dict[str, Any] = {
         "tenant_id": tenant,
         "subject_id": "u1",
         "scope": {"kind": "user", "key": "u1"},

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -28,10 +29,11 @@ OWN_CASES = [
 SNAPSHOT_KEYS = {"case_id", "checkpoint", "memories", "proposals", "recall"}
 
 
-def _checkpoints(cases: list[dict]) -> int:
+def _checkpoints(cases: list[dict[str, Any]]) -> int:
     return sum(1 + sum("check" in s for s in c["steps"]) for c in cases)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DEVSET.is_file(), reason="the development set lives outside the repo")
 def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     report, snapshots = tmp_path / "report.json", tmp_path / "snapshots.jsonl"
@@ -75,7 +77,7 @@ def test_eval__development_set_through_the_cli(tmp_path: Path) -> None:
     )
 
 
-def _own_cases() -> list[dict]:
+def _own_cases() -> list[dict[str, Any]]:
     paths = sorted(p for folder in OWN_CASES for p in folder.glob("*.jsonl"))
     return [
         json.loads(line)

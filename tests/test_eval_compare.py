@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 from sqlalchemy import Engine, select
 
@@ -77,6 +78,7 @@ def test_run_cases__each_version_proposes_under_its_own_id(sqlite_engine: Engine
     assert "changed" not in text  # the same rules under two names decide alike
 
 
+@pytest.mark.slow
 def test_eval_cli__compare_writes_both_runs(tmp_path: Path) -> None:
     cases, report = tmp_path / "cases.jsonl", tmp_path / "report.json"
     cases.write_text(

@@ -31,15 +31,17 @@ MONDAY = "2026-03-09T09:00:00+00:00"
 
 
 def found(text: str, created_at: str = MONDAY) -> list[tuple[str, str]]:
-    turn = Turn(
-        tenant_id="t1",
-        subject_id="u1",
-        session_id="s1",
-        message_id="m1",
-        role="user",
-        source="user_message",
-        text=text,
-        created_at=created_at,
+    turn = Turn.model_validate(
+        {
+            "tenant_id": "t1",
+            "subject_id": "u1",
+            "session_id": "s1",
+            "message_id": "m1",
+            "role": "user",
+            "source": "user_message",
+            "text": text,
+            "created_at": created_at,
+        }
     )
     return [(p.normalized_key, p.value) for p in extract(turn, REGISTRY)]
 
@@ -388,7 +390,7 @@ def _case(case_id: str, text: str, created_at: str, expect: dict[str, Any]) -> d
     }
 
 
-GATE_CASES = [
+GATE_CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     ("ev-en", "Remember that the CAB meeting is next Wednesday at 11am.", MONDAY,
      {"outcome": "commit", "value_has": ["2026-03-18 11:00", "cab"]}),
     ("ev-zh", "记一下，下周三下午两点开评审会。", SATURDAY,

@@ -54,14 +54,13 @@ def decide(
 
 def expiry_of(store: Engine, tenant: str, memory_id: str) -> dt.datetime | None:
     with store.connect() as conn:
-        return as_utc(
-            conn.execute(
-                select(current_memories.c.expires_at).where(
-                    current_memories.c.tenant_id == tenant,
-                    current_memories.c.memory_id == memory_id,
-                )
-            ).scalar_one()
-        )
+        stored: dt.datetime | None = conn.execute(
+            select(current_memories.c.expires_at).where(
+                current_memories.c.tenant_id == tenant,
+                current_memories.c.memory_id == memory_id,
+            )
+        ).scalar_one()
+    return as_utc(stored)
 
 
 def test_gate_v2__a_tool_preference_commits_with_the_registry_version(
@@ -114,7 +113,7 @@ def test_gate_v2__an_event_expires_after_its_day_whatever_the_proposal_said(
         created_at="2026-03-04T09:00:00+08:00",
         expires_at="2030-01-01T00:00:00Z",
     )
-    assert receipt.decision == "COMMIT", receipt.reasons
+    assert receipt.decision == "COMMIT" and receipt.memory_id, receipt.reasons
     # the end of 2026-03-06 in +08:00, plus the key's 24 h grace
     expected = dt.datetime(2026, 3, 6, 16, 0, tzinfo=dt.UTC) + dt.timedelta(hours=24)
     assert expiry_of(store, tenant, receipt.memory_id) == expected

@@ -11,8 +11,8 @@ from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.detect.grounding import ungrounded_reason
 
 REGISTRY = default_registry()
-LANGUAGE = REGISTRY.get("preference", "preference.language")
-EVENT = REGISTRY.get("task_fact", "task_fact.event")
+LANGUAGE = REGISTRY.keys[("preference", "preference.language")]
+EVENT = REGISTRY.keys[("task_fact", "task_fact.event")]
 OK = None
 NG = "value_not_grounded"
 # Wednesday 2026-03-04, 09:00 in the writer's +08:00

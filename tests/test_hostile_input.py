@@ -95,6 +95,7 @@ def test_api__hostile_json_is_422_without_echo(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     keys = make_keys(store, tenant)
+    document: dict[str, Any]
     if door == "/v1/proposals":
         document = {"proposals": [make_proposal(tenant, "m1", TEXT, value=HOLE)]}
         key = "value"
@@ -401,6 +402,7 @@ def test_cli__an_unexpected_error_is_one_line_without_its_message(
     assert_nothing_echoed(out, err)
 
 
+@pytest.mark.slow
 def test_cli_ingest__a_nul_on_postgresql_in_a_real_process(
     pg_engine: Engine, tenant: str, tmp_path: Path
 ) -> None:
@@ -458,7 +460,8 @@ def dump(engine: Engine, tenant: str | None = None) -> str:
     ],
 )
 def test_llm_answer__must_be_i_json(content: str) -> None:
-    from memwarden_extractor.llm import Failure, LlmError, parse_candidates
+    from memwarden_extractor.llm import parse_candidates
+    from memwarden_extractor.llm_client import Failure, LlmError
 
     with pytest.raises(LlmError) as caught:
         parse_candidates(content)

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from memwarden_ingest.io import IngestRefused
-from memwarden_ingest.stream import ingest_file
+from memwarden_ingest.stream import BatchStored, ingest_file
 from memwarden_shared.store.schema import messages
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -64,7 +64,7 @@ def test_ingest_file__skip_bad_stores_the_rest_in_batches_and_names_the_skipped(
     lines[3] = "[1, 2]"
     lines[200] = turn_line(200, tenant, text="x" * 50)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    batches = []
+    batches: list[BatchStored] = []
     result = ingest_file(
         path,
         engine=store,
@@ -88,7 +88,7 @@ def test_ingest_file__skip_bad_stores_the_rest_in_batches_and_names_the_skipped(
     assert (again.stored, again.duplicates) == (0, 248)
 
 
-def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMWARDEN_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "300"}
     env.pop("MEMWARDEN_DATABASE_URL", None)
     env.pop("MEMWARDEN_BROKER_URL", None)
@@ -102,6 +102,7 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_ingest_cli__skipped_lines_exit_1_and_refusal_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "turns.jsonl"
     path.write_text(turn_line(0) + "\nnot json\n" + turn_line(1) + "\n", encoding="utf-8")

@@ -17,10 +17,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 from sqlalchemy import Engine, select
 
 from memwarden_extractor import llm, llm_client
 from memwarden_extractor.io import select_extractor, with_id
+from memwarden_extractor.llm_client import Failure, LlmClient
 from memwarden_extractor.routes import KEY_ORDER, ORDINAL_STRIDE
 from memwarden_extractor.rules import extract as rules_extract
 from memwarden_gate.io import decide_batch
@@ -72,7 +74,7 @@ def answer(candidates: list[Any], *, tokens: int | None = 100, raw: str | None =
     return Reply(body=json.dumps(body).encode())
 
 
-def cand(index: int, key: str, value: Any, **extra: Any) -> dict[str, Any]:
+def cand(index: object, key: str, value: Any, **extra: Any) -> dict[str, Any]:
     return {"sentence_index": index, "normalized_key": key, "value": value, **extra}
 
 
@@ -149,10 +151,8 @@ def chat() -> Iterator[ChatServer]:
 
 
 @pytest.fixture
-def client(chat: ChatServer) -> Iterator[llm.LlmClient]:
-    with llm.LlmClient(
-        base_url=chat.url, model=MODEL, api_key="test-key", timeout_seconds=2.0
-    ) as c:
+def client(chat: ChatServer) -> Iterator[LlmClient]:
+    with LlmClient(base_url=chat.url, model=MODEL, api_key="test-key", timeout_seconds=2.0) as c:
         yield c
 
 
@@ -173,7 +173,7 @@ def recalled(engine: Engine, tenant: str) -> list[Any]:
 
 
 def test_llm_extract__builds_identity_and_evidence_itself(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     text = "Hi there. I prefer pnpm. I use Vim for everything."
     turn = owner_turn(tenant, text)
@@ -198,7 +198,7 @@ def test_llm_extract__builds_identity_and_evidence_itself(
 
 
 def test_llm_request__speaks_chat_completions_with_a_strict_schema(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(answer([]))
     llm.extract(owner_turn(tenant, "I prefer pnpm. I use Vim."), default_registry(), client=client)
@@ -219,7 +219,7 @@ def test_llm_request__speaks_chat_completions_with_a_strict_schema(
 
 
 def test_llm_extract__honest_answer_commits_through_the_gate(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     turn = owner_turn(tenant, "I prefer pnpm.")
     chat.script(answer([cand(0, "preference.package_manager", "pnpm")]))
@@ -230,7 +230,7 @@ def test_llm_extract__honest_answer_commits_through_the_gate(
 
 
 def test_llm_extract__only_the_subjects_own_user_turns_are_sent(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     registry = default_registry()
     others = [
@@ -247,7 +247,7 @@ def test_llm_extract__only_the_subjects_own_user_turns_are_sent(
 
 
 def test_llm_request__never_carries_a_secret_of_the_turn(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     text = f"I prefer pnpm. My password is {PASSWORD}. My token is {TOKEN}. I use Vim."
     chat.script(
@@ -271,7 +271,7 @@ def test_llm_request__never_carries_a_secret_of_the_turn(
 
 
 def test_llm_extract__turn_of_secrets_only_is_not_sent(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     turn = owner_turn(tenant, f"My password is {PASSWORD}.")
     assert llm.extract(turn, default_registry(), client=client) == []
@@ -279,7 +279,7 @@ def test_llm_extract__turn_of_secrets_only_is_not_sent(
 
 
 def test_llm_extract__a_secret_the_model_invents_is_dropped(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(answer([cand(0, "preference.note", f"my token is {TOKEN}")]))
     run = llm.LlmExtractionRun()
@@ -292,7 +292,7 @@ def test_llm_extract__a_secret_the_model_invents_is_dropped(
 
 
 def test_llm_extract__bad_candidates_are_dropped_and_counted(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(
         answer(
@@ -331,24 +331,24 @@ def test_llm_extract__bad_candidates_are_dropped_and_counted(
 @pytest.mark.parametrize(
     ("reply", "failure"),
     [
-        (answer([], raw='{"candidates": [{"sentence_index": 0,'), llm.Failure.MALFORMED_JSON),
-        (answer([], raw="[" * 100_000 + "]" * 100_000), llm.Failure.MALFORMED_JSON),
-        (answer([], raw="[1, 2, 3]"), llm.Failure.MALFORMED_OUTPUT),
-        (answer([], raw='{"facts": []}'), llm.Failure.MALFORMED_OUTPUT),
-        (Reply(200, b"<html>gateway</html>"), llm.Failure.MALFORMED_RESPONSE),
-        (Reply(200, b'{"choices": []}'), llm.Failure.MALFORMED_RESPONSE),
-        (Reply(200, b" " * (llm_client.MAX_RESPONSE_BYTES + 1)), llm.Failure.RESPONSE_TOO_LARGE),
-        (Reply(500, b'{"error": "boom"}'), llm.Failure.HTTP_ERROR),
-        (Reply(429, b'{"error": "slow down"}'), llm.Failure.HTTP_ERROR),
+        (answer([], raw='{"candidates": [{"sentence_index": 0,'), Failure.MALFORMED_JSON),
+        (answer([], raw="[" * 100_000 + "]" * 100_000), Failure.MALFORMED_JSON),
+        (answer([], raw="[1, 2, 3]"), Failure.MALFORMED_OUTPUT),
+        (answer([], raw='{"facts": []}'), Failure.MALFORMED_OUTPUT),
+        (Reply(200, b"<html>gateway</html>"), Failure.MALFORMED_RESPONSE),
+        (Reply(200, b'{"choices": []}'), Failure.MALFORMED_RESPONSE),
+        (Reply(200, b" " * (llm_client.MAX_RESPONSE_BYTES + 1)), Failure.RESPONSE_TOO_LARGE),
+        (Reply(500, b'{"error": "boom"}'), Failure.HTTP_ERROR),
+        (Reply(429, b'{"error": "slow down"}'), Failure.HTTP_ERROR),
     ],
 )
 def test_llm_extract__unusable_response_fails_the_turn_quietly(
     chat: ChatServer,
-    client: llm.LlmClient,
+    client: LlmClient,
     tenant: str,
     caplog: pytest.LogCaptureFixture,
     reply: Reply,
-    failure: llm.Failure,
+    failure: Failure,
 ) -> None:
     chat.script(reply)
     run = llm.LlmExtractionRun()
@@ -364,14 +364,14 @@ def test_llm_extract__unusable_response_fails_the_turn_quietly(
 def test_llm_extract__slow_server_times_out_without_raising(chat: ChatServer, tenant: str) -> None:
     chat.script(replace(answer([cand(0, "preference.package_manager", "pnpm")]), delay=3.0))
     run = llm.LlmExtractionRun()
-    with llm.LlmClient(base_url=chat.url, model=MODEL, timeout_seconds=0.3) as client:
+    with LlmClient(base_url=chat.url, model=MODEL, timeout_seconds=0.3) as client:
         began = time.monotonic()
         assert (
             run.extract(owner_turn(tenant, "I prefer pnpm."), default_registry(), client=client)
             == []
         )
     assert time.monotonic() - began < 2.0
-    assert run.failures == {llm.Failure.TIMEOUT: 1}
+    assert run.failures == {Failure.TIMEOUT: 1}
     assert run.stopped_by is None
 
 
@@ -380,16 +380,16 @@ def test_llm_extract__unreachable_server_fails_the_turn(tenant: str) -> None:
     url = probe.url
     probe.close()  # nothing listens there any more
     run = llm.LlmExtractionRun()
-    with llm.LlmClient(base_url=url, model=MODEL, timeout_seconds=1.0) as client:
+    with LlmClient(base_url=url, model=MODEL, timeout_seconds=1.0) as client:
         assert (
             run.extract(owner_turn(tenant, "I prefer pnpm."), default_registry(), client=client)
             == []
         )
-    assert run.failures == {llm.Failure.UNREACHABLE: 1}
+    assert run.failures == {Failure.UNREACHABLE: 1}
 
 
 def test_llm_run__a_failed_turn_does_not_stop_the_batch(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(Reply(500), answer([cand(0, "preference.package_manager", "yarn")]))
     turns = [
@@ -413,7 +413,7 @@ def _gate_catches(receipts: list[Receipt], engine: Engine, *tenants: str) -> Non
 
 
 def test_llm_malicious__value_cutting_a_negation_does_not_commit(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     turn = owner_turn(tenant, "I do not prefer dark mode.")
     chat.script(answer([cand(0, "preference.ui_theme", "dark")]))
@@ -424,7 +424,7 @@ def test_llm_malicious__value_cutting_a_negation_does_not_commit(
 
 
 def test_llm_malicious__inflated_value_is_rejected_as_ungrounded(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     turn = owner_turn(tenant, "I use npm for every project.")
     chat.script(answer([cand(0, "preference.package_manager", "pnpm")]))
@@ -436,7 +436,7 @@ def test_llm_malicious__inflated_value_is_rejected_as_ungrounded(
 
 
 def test_llm_malicious__claimed_explicit_flag_on_a_hypothetical_is_ignored(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     turn = owner_turn(tenant, "If I ever switch editors, I would use Emacs.")
     chat.script(answer([cand(0, "preference.editor", "emacs", explicit=True, confidence=0.99)]))
@@ -450,7 +450,7 @@ def test_llm_malicious__claimed_explicit_flag_on_a_hypothetical_is_ignored(
 
 
 def test_llm_malicious__another_tenants_ids_are_never_copied(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     victim = tenant + "-victim"
     victim_turn = owner_turn(victim, "I prefer npm.", message_id="m-victim")
@@ -489,7 +489,7 @@ def test_llm_malicious__another_tenants_ids_are_never_copied(
 
 
 def test_llm_malicious__index_of_reported_speech_is_rejected(
-    chat: ChatServer, client: llm.LlmClient, sqlite_engine: Engine, tenant: str
+    chat: ChatServer, client: LlmClient, sqlite_engine: Engine, tenant: str
 ) -> None:
     turn = owner_turn(tenant, "My colleague prefers yarn. I keep my commits small.")
     chat.script(answer([cand(0, "preference.package_manager", "yarn")]))
@@ -504,7 +504,7 @@ def test_llm_malicious__index_of_reported_speech_is_rejected(
 
 
 def test_llm_run__turn_budget_stops_and_reports_the_rest(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(*(answer([cand(0, "preference.package_manager", "pnpm")]) for _ in range(5)))
     turns = [owner_turn(tenant, "I prefer pnpm.", message_id=f"m{i}") for i in range(5)]
@@ -518,7 +518,7 @@ def test_llm_run__turn_budget_stops_and_reports_the_rest(
 
 
 def test_llm_run__token_budget_stops_after_the_call_that_spends_it(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     chat.script(*(answer([], tokens=600) for _ in range(5)))
     turns = [owner_turn(tenant, "I prefer pnpm.", message_id=f"m{i}") for i in range(5)]
@@ -530,7 +530,7 @@ def test_llm_run__token_budget_stops_after_the_call_that_spends_it(
 
 
 def test_llm_run__missing_or_negative_usage_is_charged_an_estimate(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     negative = answer([])
     data = json.loads(negative.body)
@@ -544,7 +544,7 @@ def test_llm_run__missing_or_negative_usage_is_charged_an_estimate(
 
 
 def test_llm_run__time_budget_cuts_the_call_short_and_stops(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     # turn 1 answers at once; turn 2's server would take 5 s but the call may only wait what
     # is left of the 1 s budget (a loaded machine may slow turn 1, never by a second)
@@ -560,7 +560,7 @@ def test_llm_run__time_budget_cuts_the_call_short_and_stops(
 
 
 def test_llm_run__time_budget_with_a_clock_stops_before_calling(
-    chat: ChatServer, client: llm.LlmClient, tenant: str
+    chat: ChatServer, client: LlmClient, tenant: str
 ) -> None:
     now = [0.0]
     chat.script(answer([]), answer([]))
@@ -599,15 +599,15 @@ def test_select_extractor__rules_by_default_llm_on_request(
 
 def test_llm_client__needs_an_endpoint_and_a_model() -> None:
     with pytest.raises(ValueError, match="MEMWARDEN_LLM_BASE_URL"):
-        llm.LlmClient.from_settings(Settings(llm_base_url="", llm_model=""))
+        LlmClient.from_settings(Settings(llm_base_url="", llm_model=""))
 
 
 def test_llm_client__from_settings_reads_the_endpoint(chat: ChatServer, tenant: str) -> None:
     settings = Settings(
-        llm_base_url=chat.url + "/", llm_model="qwen2.5:7b", llm_api_key="local-key-7"
+        llm_base_url=chat.url + "/", llm_model="qwen2.5:7b", llm_api_key=SecretStr("local-key-7")
     )
     chat.script(answer([cand(0, "preference.package_manager", "pnpm")]))
-    with llm.LlmClient.from_settings(settings) as client:
+    with LlmClient.from_settings(settings) as client:
         (body,) = llm.extract(
             owner_turn(tenant, "I prefer pnpm."), default_registry(), client=client
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -18,7 +19,7 @@ from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
 
-def run(capsys: pytest.CaptureFixture[str], engine: Engine, *argv: str) -> dict[str, object]:
+def run(capsys: pytest.CaptureFixture[str], engine: Engine, *argv: str) -> dict[str, Any]:
     args = build_parser().parse_args(["outbox", *argv])
     with engine_scope(engine):
         assert args.handler(args) == 0

@@ -98,6 +98,7 @@ def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_principals__the_cli_creates_lists_rotates_and_disables(tmp_path: Path) -> None:
     tenant = "t-" + uuid.uuid4().hex[:8]
     created = cli(tmp_path, "--tenant", tenant, "--name", "owner", "--scope", "memory:review")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from sqlalchemy import Engine, select
 from memwarden_gate.io import decide_batch
 from memwarden_gate.review import ReviewRefused, approve
 from memwarden_ingest.io import ingest_turns
-from memwarden_shared.contract.models import Turn
+from memwarden_shared.contract.models import Receipt, Turn
 from memwarden_shared.state.auth import Principal, Scope
 from memwarden_shared.store.schema import current_memories, fact_keys, memory_versions
 from tests.conftest import in_this_context, turn_dict
@@ -65,12 +66,14 @@ def test_race__first_writers_of_a_new_fact_key_produce_exactly_one_commit(
     pg_engine: Engine, tenant: str, make_proposal: Callable[..., dict[str, Any]]
 ) -> None:
     proposals = _proposals(pg_engine, tenant, make_proposal, same_time=True)
+
     # The losing interleaving without the lock row: every thread reads "no current value",
     # every thread inserts version 1, and the last commit silently wins. With
     # INSERT … ON CONFLICT DO NOTHING + SELECT … FOR UPDATE they queue on one row instead.
-    receipts = _run_at_barrier(
-        [lambda p=p: decide_batch([p], engine=pg_engine)[0] for p in proposals]
-    )
+    def decide_one(proposal: dict[str, Any]) -> Receipt:
+        return decide_batch([proposal], engine=pg_engine)[0]
+
+    receipts = _run_at_barrier([partial(decide_one, p) for p in proposals])
     assert not [r for r in receipts if isinstance(r, Exception)], receipts
     decisions = Counter(r.decision.value for r in receipts)
     assert decisions["COMMIT"] == 1
@@ -106,7 +109,7 @@ def test_race__concurrent_approvals_replace_an_existing_version_exactly_once(
     reviewer = Principal("reviewer", tenant, frozenset({Scope.REVIEW}))
     results = _run_at_barrier(
         [
-            lambda r=r: approve(reviewer, tenant, r.proposal_id, r.payload_hash, engine=pg_engine)
+            partial(approve, reviewer, tenant, r.proposal_id, r.payload_hash, engine=pg_engine)
             for r in pending
         ]
     )

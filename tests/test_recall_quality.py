@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def fresh_settings() -> Iterator[None]:
     current_embedder.cache_clear()
 
 
-def _well_formed(report: dict, queries: int) -> None:
+def _well_formed(report: dict[str, Any], queries: int) -> None:
     assert set(report) >= FIGURES and report["queries"] == queries
     for figures in [report, *report["by_lang"].values(), *report["by_key"].values()]:
         assert 0 <= figures["recall_at_1"] <= figures["mrr"] <= 1

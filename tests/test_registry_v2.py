@@ -14,8 +14,8 @@ from memwarden_shared.contract.registry import Sensitivity, default_registry, lo
 from memwarden_shared.contract.tenant_registry import TenantRegistryError, extend, registry_for
 
 REGISTRY = default_registry()
-LANGUAGE = REGISTRY.get("preference", "preference.language")
-EVENT = REGISTRY.get("task_fact", "task_fact.event")
+LANGUAGE = REGISTRY.keys[("preference", "preference.language")]
+EVENT = REGISTRY.keys[("task_fact", "task_fact.event")]
 PLUS8 = dt.timezone(dt.timedelta(hours=8))
 
 
@@ -95,7 +95,7 @@ def test_dated_text__expires_after_the_event_day_in_the_writers_offset() -> None
 
 
 def test_expiry__other_keys_keep_the_proposals_expiry() -> None:
-    note = REGISTRY.get("task_fact", "task_fact.note")
+    note = REGISTRY.keys[("task_fact", "task_fact.note")]
     claimed = dt.datetime(2026, 5, 1, 18, tzinfo=dt.UTC)
     assert note.expires_at("x", claimed, claimed) == claimed
     assert note.expires_at("x", None, claimed) is None

@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from memwarden_shared.contract.models import Topic
-from memwarden_shared.delivery.outbox import OutboxEvent, emit_many
+from memwarden_shared.delivery.events import OutboxEvent
+from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.delivery.pipeline import TASK_EXTRACT, TASK_SYNC_INDEX
 from memwarden_shared.delivery.publish import group_by_route
 from memwarden_shared.delivery.relay import relay_once

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 import memwarden_replay.io as replay_io
+from memwarden_gate.io import decide_many
 from memwarden_recall.query import recall
 from memwarden_replay.io import BatchDone, ReplayOptions
 from memwarden_replay.source import read_batches
@@ -221,7 +222,7 @@ def test_replay__resumes_after_an_interruption_to_the_same_state(
     assert 0 < offset < path.stat().st_size
 
     calls = 0
-    real_decide = replay_io.decide_many
+    real_decide = decide_many  # the name replay_io calls, patched below
 
     def crash_on_second(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
@@ -387,6 +388,7 @@ def cli_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield env
 
 
+@pytest.mark.slow
 def test_replay_cli__shadow_report_then_nothing_left(
     tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
@@ -431,6 +433,7 @@ def test_extractor_for__a_version_only_for_the_rules_extractor() -> None:
         replay_io.extractor_for("magic", None)
 
 
+@pytest.mark.slow
 def test_replay_cli__bad_lines_refuse_by_default_and_skipping_them_exits_1(
     tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
@@ -440,7 +443,7 @@ def test_replay_cli__bad_lines_refuse_by_default_and_skipping_them_exits_1(
     path.write_text('not json\n[1]\n{"text": 3}\n', encoding="utf-8")
     base = [sys.executable, "-m", "memwarden.cli", "replay", str(path), "--tenant", "t"]
 
-    def run(*extra: str) -> subprocess.CompletedProcess:
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*base, *extra], env=cli_env, capture_output=True, text=True, timeout=120, cwd=REPO
         )

@@ -173,7 +173,7 @@ def report_of(path: Path) -> dict[str, Any]:
 
 def chunk_rows(engine: Engine, run_id: str) -> list[Any]:
     with engine.connect() as conn:
-        return conn.execute(select(replay_chunks).where(replay_chunks.c.run_id == run_id)).all()
+        return list(conn.execute(select(replay_chunks).where(replay_chunks.c.run_id == run_id)))
 
 
 @pytest.mark.slow
@@ -343,6 +343,7 @@ def test_replay_distributed__a_bad_line_refuses_before_any_chunk_unless_skipped(
     assert body["bad_lines"] == 1 and body["turns"] == 18 and body["problems"][0]["byte_offset"]
 
 
+@pytest.mark.slow
 def test_replay_distributed__without_a_broker_it_refuses_in_one_line(tmp_path: Path) -> None:
     path = write_history(tmp_path / "history.jsonl", subjects=1, sessions=1, turns=1)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMWARDEN_")}
@@ -402,7 +403,7 @@ def test_plan_chunks__sessions_and_subjects_stay_in_one_lane_in_input_order(
         [path], chunk_turns=2, lanes_per_tenant=8, default_tenant="t", skip_bad=False
     )
     offsets = [o for _, o, _ in (line for c in plan.chunks for line in c.lines)]
-    starts = {}
+    starts: dict[int, int] = {}
     pos = 0
     for line in path.read_bytes().splitlines(keepends=True):
         starts[pos] = len(starts)

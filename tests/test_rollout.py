@@ -116,6 +116,7 @@ def test_bad_canary_setting__one_line_and_no_start(
     assert "rules-2;50" not in err
 
 
+@pytest.mark.slow
 def test_bad_setting__the_command_line_refuses_before_importing_anything_else(
     tmp_path: Path,
 ) -> None:
@@ -165,9 +166,11 @@ def _envelopes(engine: Engine, tenant: str, topic: Topic) -> list[dict[str, Any]
 
 def _proposals(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
-        return conn.execute(
-            select(proposals).where(proposals.c.tenant_id == tenant).order_by(proposals.c.id)
-        ).all()
+        return list(
+            conn.execute(
+                select(proposals).where(proposals.c.tenant_id == tenant).order_by(proposals.c.id)
+            )
+        )
 
 
 def _sessions(canary: Canary, tenant: str) -> tuple[list[str], set[str]]:

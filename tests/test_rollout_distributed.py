@@ -76,7 +76,7 @@ def processes(fresh_pg_url: str, tmp_path: Path, lying_model: ChatServer) -> Ite
 
 def _decided(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
-        return conn.execute(select(proposals).where(proposals.c.tenant_id == tenant)).all()
+        return list(conn.execute(select(proposals).where(proposals.c.tenant_id == tenant)))
 
 
 # reads the rollback, a row of every tenant (tenant '*'), as the workers do
@@ -101,7 +101,7 @@ def test_rollout_distributed__workers_roll_a_lying_canary_back(
     wait_for(lambda: len({p.message_id for p in _decided(engine, tenant)}) == 30, 300)
     mix = Counter((p.extractor_version, p.decision) for p in _decided(engine, tenant))
     note(f"round 1 decided by the gate worker: {dict(sorted(mix.items()))}")
-    assert mix[(CANARY, "COMMIT")] == 0 and sum(n for (v, _), n in mix.items() if v == CANARY)
+    assert mix[(CANARY, "COMMIT")] == 0 and sum(n for (v, _), n in mix.items() if v == CANARY) > 0
 
     second = [f"b{i}" for i in range(20)] + sorted(routed)
     ingest_round(engine, tenant, second, 2)

@@ -234,6 +234,7 @@ def _migrate_cli(owner_url: str, **env: str) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.slow
 def test_rls__memwarden_migrate_creates_the_app_role_which_then_sees_nothing_unscoped(
     fresh_pg_owner_url: str,
 ) -> None:

@@ -53,6 +53,7 @@ def memwarden(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_schema_version__processes_refuse_an_unmigrated_database_until_migrate_runs(
     empty_pg_url: str,
@@ -93,6 +94,7 @@ def test_schema_version__an_older_revision_is_named_in_the_refusal(empty_pg_url:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_schema_version__an_embedded_sqlite_store_migrates_itself(tmp_path: Path) -> None:
     done = subprocess.run(
         [

@@ -70,7 +70,7 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
     """Defaults shown after each flag's help, except the empty ones (None, False) that say
     nothing; the description keeps its line breaks (the exit code table)."""
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default in (None, False) or isinstance(action, argparse._VersionAction):
             return action.help or ""
         return super()._get_help_string(action)
@@ -171,11 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory", required=True, help="id of the memory to reject")
     p = add("audit", cmd_audit, "residue audit; exits 1 when anything is found")
     p.add_argument("--tenant", help="audit this tenant only (default: every tenant)")
-    for name, handler, text in (
+    for name, handler, summary in (
         ("revoke", cmd_revoke, "revoke a source message"),
         ("forget", cmd_forget, "forget what a message taught"),
     ):
-        p = add(name, handler, text)
+        p = add(name, handler, summary)
         p.add_argument("--tenant", required=True, help="tenant id")
         p.add_argument("--message", required=True, help="id of the source message")
     p = add("pending", cmd_pending, "pending confirmations of a tenant")

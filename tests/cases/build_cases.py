@@ -34,8 +34,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import rfc8785
 
@@ -44,6 +46,13 @@ OUT = HERE / "own_cases.jsonl"
 
 TENANT = "own"
 EXTRACTOR = "ext-own-1.0"
+
+Json = dict[str, Any]  # a step, an expectation or a case, as the JSONL line holds it
+# A turn spec is a plain string (the subject's own user message) or a tuple
+# (text, role, source, author_id).
+TurnTuple = tuple[str, str, str, str | None]
+TurnSpec = str | TurnTuple
+Expect = Callable[[list[str]], list[Json]]  # the case's message ids -> its expectations
 
 # ---------------------------------------------------------------------------
 # Synthetic, inert secrets. Random strings in the shape of real credentials,
@@ -93,7 +102,7 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def jcs(obj) -> bytes:
+def jcs(obj: Any) -> bytes:
     return rfc8785.dumps(obj)
 
 
@@ -126,7 +135,15 @@ CLOCK = Clock()
 # steps and expectations
 
 
-def turn(mid, text, at, session, role="user", source="user_message", author_id=None):
+def turn(
+    mid: str,
+    text: str,
+    at: str,
+    session: str,
+    role: str = "user",
+    source: str = "user_message",
+    author_id: str | None = None,
+) -> Json:
     body = {
         "message_id": mid,
         "session_id": session,
@@ -140,36 +157,36 @@ def turn(mid, text, at, session, role="user", source="user_message", author_id=N
     return {"turn": body}
 
 
-def commit(mid, *tokens):
+def commit(mid: str, *tokens: str) -> Json:
     return {"message_id": mid, "outcome": "commit", "value_has": list(tokens)}
 
 
-def outcome(mid, word):
+def outcome(mid: str, word: str) -> Json:
     return {"message_id": mid, "outcome": word}
 
 
-def excludes(*tokens):
+def excludes(*tokens: str) -> Json:
     return {"recall_excludes": list(tokens)}
 
 
-def includes(*tokens):
+def includes(*tokens: str) -> Json:
     return {"recall_includes": list(tokens)}
 
 
-def decision(n, word):
+def decision(n: int, word: str) -> Json:
     return {"proposal": n, "decision": word}
 
 
-def secret_absent(s):
+def secret_absent(s: str) -> Json:
     return {"secret_absent": s}
 
 
-def check(*expectations):
+def check(*expectations: Json) -> Json:
     return {"check": list(expectations)}
 
 
-def op(name, mid=None, tamper=False):
-    body = {"op": name}
+def op(name: str, mid: str | None = None, tamper: bool = False) -> Json:
+    body: Json = {"op": name}
     if mid is not None:
         body["message_id"] = mid
     if tamper:
@@ -177,10 +194,18 @@ def op(name, mid=None, tamper=False):
     return body
 
 
-CASES: list[dict] = []
+CASES: list[Json] = []
 
 
-def add_case(cid, category, lang, steps, expect, tenant=TENANT, subject=None):
+def add_case(
+    cid: str,
+    category: str,
+    lang: str,
+    steps: list[Json],
+    expect: list[Json],
+    tenant: str = TENANT,
+    subject: str | None = None,
+) -> None:
     assert cid.startswith("own-"), cid
     assert all(c["id"] != cid for c in CASES), cid
     CASES.append(
@@ -196,28 +221,37 @@ def add_case(cid, category, lang, steps, expect, tenant=TENANT, subject=None):
     )
 
 
-# A turn spec is a plain string (the subject's own user message) or a tuple
-# (text, role, source, author_id).
-
-
-def user(text):
+def user(text: str) -> TurnTuple:
     return (text, "user", "user_message", None)
 
 
-def assistant(text):
+def assistant(text: str) -> TurnTuple:
     return (text, "assistant", "assistant_message", "assistant")
 
 
-def tool(text, source="tool_result", author="tool:fs.read"):
+def tool(text: str, source: str = "tool_result", author: str = "tool:fs.read") -> TurnTuple:
     return (text, "tool", source, author)
 
 
-def conversation(cid, category, lang, turns, tail, expect, gap_days=0):
+def _unpack(spec: TurnSpec) -> TurnTuple:
+    return user(spec) if isinstance(spec, str) else spec
+
+
+def conversation(
+    cid: str,
+    category: str,
+    lang: str,
+    turns: Sequence[TurnSpec],
+    tail: Expect | None,
+    expect: Expect,
+    gap_days: int = 0,
+) -> None:
     """Extractor-level case: turns, then tail(mids) steps, then expect(mids)."""
     c = CLOCK.case()
-    steps, mids = [], []
+    steps: list[Json] = []
+    mids: list[str] = []
     for i, spec in enumerate(turns, start=1):
-        text, role, source, author = user(spec) if isinstance(spec, str) else spec
+        text, role, source, author = _unpack(spec)
         mid = f"{cid}-m{i}"
         session = f"{cid}-s{i if gap_days else 1}"
         steps.append(turn(mid, text, c.next(), session, role, source, author))
@@ -228,7 +262,9 @@ def conversation(cid, category, lang, turns, tail, expect, gap_days=0):
     add_case(cid, category, lang, steps, expect(mids))
 
 
-def single(cid, category, lang, text, expect):
+def single(
+    cid: str, category: str, lang: str, text: str, expect: Callable[[str], list[Json]]
+) -> None:
     conversation(cid, category, lang, [text], None, lambda m: expect(m[0]))
 
 
@@ -237,7 +273,7 @@ def single(cid, category, lang, text, expect):
 
 
 class Ctx:
-    def __init__(self, cid, mids, texts):
+    def __init__(self, cid: str, mids: list[str], texts: list[str]) -> None:
         self.cid = cid
         self.subject = f"subj-{cid}"
         self.mids = mids
@@ -246,11 +282,20 @@ class Ctx:
         self.user_scope = {"kind": "user", "key": self.subject}
 
 
-def gate(cid, category, lang, turns, proposals, expect):
+def gate(
+    cid: str,
+    category: str,
+    lang: str,
+    turns: Sequence[TurnSpec],
+    proposals: Callable[[Ctx], list[Json]],
+    expect: Expect,
+) -> None:
     c = CLOCK.case()
-    steps, mids, texts = [], [], []
+    steps: list[Json] = []
+    mids: list[str] = []
+    texts: list[str] = []
     for i, spec in enumerate(turns, start=1):
-        text, role, source, author = user(spec) if isinstance(spec, str) else spec
+        text, role, source, author = _unpack(spec)
         mid = f"{cid}-m{i}"
         steps.append(turn(mid, text, c.next(), f"{cid}-s1", role, source, author))
         mids.append(mid)
@@ -261,23 +306,23 @@ def gate(cid, category, lang, turns, proposals, expect):
 
 
 def proposal(
-    ctx,
-    key,
-    value,
-    evidence,
+    ctx: Ctx,
+    key: str,
+    value: Any,
+    evidence: Json,
     *,
-    scope=None,
-    kind=None,
-    tenant=TENANT,
-    subject=None,
-    ordinal=0,
-    confidence=0.9,
-    expires_at=None,
-    extractor=EXTRACTOR,
-    proposal_id=None,
-):
+    scope: dict[str, str] | None = None,
+    kind: str | None = None,
+    tenant: str = TENANT,
+    subject: str | None = None,
+    ordinal: int = 0,
+    confidence: float = 0.9,
+    expires_at: str | None = None,
+    extractor: str = EXTRACTOR,
+    proposal_id: str | None = None,
+) -> Json:
     subject = subject or ctx.subject
-    body = {
+    body: Json = {
         "tenant_id": tenant,
         "subject_id": subject,
         "scope": scope or {"kind": "user", "key": subject},
@@ -295,22 +340,22 @@ def proposal(
     return {"proposal": body}
 
 
-def quote(ctx, i, sentence):
+def quote(ctx: Ctx, i: int, sentence: str) -> Json:
     assert sentence in ctx.texts[i], (sentence, ctx.texts[i])
     return {"message_id": ctx.mids[i], "quote": sentence}
 
 
-def span(ctx, i, sentence, with_hash=True):
+def span(ctx: Ctx, i: int, sentence: str, with_hash: bool = True) -> Json:
     text = ctx.texts[i]
     start = text.index(sentence)
-    ev = {"message_id": ctx.mids[i], "start": start, "end": start + len(sentence)}
+    ev: Json = {"message_id": ctx.mids[i], "start": start, "end": start + len(sentence)}
     assert text[ev["start"] : ev["end"]] == sentence
     if with_hash:
         ev["sha256"] = sha256_hex(sentence)
     return ev
 
 
-def identity_id(step: dict, **override) -> str:
+def identity_id(step: Json, **override: Any) -> str:
     """sha256(JCS(identity)) (SPEC §4) of a proposal step, with fields overridden."""
     body = dict(step["proposal"])
     ev = body["evidence"]
@@ -781,7 +826,7 @@ conversation(
 
 
 # relative_time: relative dates stored as the absolute date from created_at
-def dated(cid, lang, text, created_at, days_back, stale_word):
+def dated(cid: str, lang: str, text: str, created_at: str, days_back: int, stale_word: str) -> str:
     at = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
     # the message's local calendar day and the UTC day agree for every case here
     assert at.date() == at.astimezone(UTC).date()
@@ -849,7 +894,7 @@ assert (
 
 
 # tenant_isolation: same subject, session and message id in two tenants
-def tenant_case(cid, lang, tenant, text, value, other):
+def tenant_case(cid: str, lang: str, tenant: str, text: str, value: str, other: str) -> None:
     add_case(
         cid,
         "tenant_isolation",
@@ -1041,7 +1086,7 @@ gate(
 )
 
 
-def byte_offsets(x):
+def byte_offsets(x: Ctx) -> list[Json]:
     text, sentence = x.texts[0], "我平时用 bun 跑脚本。"
     start_cp = text.index(sentence)
     start_b = len(text[:start_cp].encode("utf-8"))
@@ -1093,7 +1138,7 @@ gate(
 )
 
 
-def stale_extractor_id(x):
+def stale_extractor_id(x: Ctx) -> list[Json]:
     p = proposal(
         x,
         "preference.editor",
@@ -1117,7 +1162,7 @@ gate(
 )
 
 
-def other_subject_id(x):
+def other_subject_id(x: Ctx) -> list[Json]:
     honest = proposal(
         x, "preference.package_manager", "yarn", span(x, 0, "我个人项目一律用 yarn。"), scope=x.ws
     )

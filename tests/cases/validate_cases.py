@@ -32,6 +32,7 @@ import sys
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 CASE_KEYS = {"id", "category", "lang", "tenant_id", "subject_id", "steps", "expect"}
 TURN_KEYS = {"message_id", "session_id", "role", "source", "text", "created_at"}
@@ -64,12 +65,14 @@ DECISIONS = {
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class Problems(list):
+class Problems(list[str]):
     def add(self, where: str, msg: str) -> None:
         self.append(f"{where}: {msg}")
 
 
-def check_expectation(e, where, sent, n_proposals, texts, problems):
+def check_expectation(
+    e: Any, where: str, sent: set[str], n_proposals: int, texts: dict[str, str], problems: Problems
+) -> None:
     """sent: message ids already delivered; n_proposals: proposal steps so far."""
     if not isinstance(e, dict):
         problems.add(where, "expectation is not an object")
@@ -110,7 +113,7 @@ def check_expectation(e, where, sent, n_proposals, texts, problems):
         problems.add(where, f"unrecognised expectation {e}")
 
 
-def check_evidence(ev, where, texts, problems):
+def check_evidence(ev: Any, where: str, texts: dict[str, str], problems: Problems) -> None:
     if not isinstance(ev, dict) or "message_id" not in ev:
         problems.add(where, "evidence needs a message_id")
         return
@@ -132,7 +135,7 @@ def check_evidence(ev, where, texts, problems):
             problems.add(where, "sha256 must be 64 lower-case hex digits")
 
 
-def check_case(case, problems):
+def check_case(case: Any, problems: Problems) -> None:
     cid = case.get("id", "?")
     if set(case) != CASE_KEYS:
         problems.add(cid, f"top-level keys {sorted(case)}")
@@ -194,7 +197,7 @@ def check_case(case, problems):
         check_expectation(e, f"{cid} expect {j}", set(texts), n_proposals, texts, problems)
 
 
-def expects_commit(case) -> bool:
+def expects_commit(case: dict[str, Any]) -> bool:
     every = list(case["expect"])
     for step in case["steps"]:
         every.extend(step.get("check", []))
@@ -208,7 +211,7 @@ SENTENCE_END = ".!?。！？；"
 PAIR_CATEGORY = "tenant_isolation"
 
 
-def identity_of(p: dict) -> dict:
+def identity_of(p: dict[str, Any]) -> dict[str, Any]:
     ev = p["evidence"]
     return {
         "schema": 1,
@@ -225,7 +228,7 @@ def identity_of(p: dict) -> dict:
     }
 
 
-def correct_id(p: dict) -> str | None:
+def correct_id(p: dict[str, Any]) -> str | None:
     try:
         import rfc8785
     except ImportError:  # the id check needs the project venv
@@ -233,14 +236,15 @@ def correct_id(p: dict) -> str | None:
     return hashlib.sha256(rfc8785.dumps(identity_of(p))).hexdigest()
 
 
-def resolve(ev: dict, texts: dict) -> tuple[int, int] | None:
-    text = texts.get(ev.get("message_id"))
+def resolve(ev: dict[str, Any], texts: dict[str, str]) -> tuple[int, int] | None:
+    text = texts.get(str(ev.get("message_id")))
     if text is None:
         return None
     if "quote" in ev:
         start = text.find(ev["quote"])
         return (start, start + len(ev["quote"])) if start >= 0 else None
-    return ev.get("start"), ev.get("end")
+    lo, hi = ev.get("start"), ev.get("end")
+    return (lo, hi) if isinstance(lo, int) and isinstance(hi, int) else None
 
 
 def is_whole_sentence(text: str, start: int, end: int) -> bool:
@@ -251,7 +255,7 @@ def is_whole_sentence(text: str, start: int, end: int) -> bool:
     return not before or before[-1] in SENTENCE_END or text[:start].endswith("\n")
 
 
-def own_checks(case: dict, tenant: str, problems: Problems) -> None:
+def own_checks(case: dict[str, Any], tenant: str, problems: Problems) -> None:
     cid, cat = case["id"], case["category"]
     if not cid.startswith(f"{tenant}-"):
         problems.add(cid, f"case id should start with {tenant}-")
@@ -259,7 +263,7 @@ def own_checks(case: dict, tenant: str, problems: Problems) -> None:
     if not pair and case["subject_id"] != f"subj-{cid}":
         problems.add(cid, f"subject_id {case['subject_id']!r} (expected subj-{cid})")
     texts: dict[str, str] = {}
-    proposals: list[dict] = []
+    proposals: list[dict[str, Any]] = []
     for step in case["steps"]:
         if "turn" in step:
             t = step["turn"]
@@ -350,7 +354,7 @@ def main(path: Path, tenant: str) -> int:
     ids = Counter(c.get("id") for c in cases)
     for cid, k in ids.items():
         if k > 1:
-            problems.add(cid, f"id used {k} times")
+            problems.add(str(cid), f"id used {k} times")
 
     subjects = Counter(c["subject_id"] for c in cases if c["category"] != PAIR_CATEGORY)
     for sid, k in subjects.items():
@@ -384,7 +388,7 @@ def main(path: Path, tenant: str) -> int:
         f"{committing} expect a commit somewhere"
     )
 
-    outcomes = Counter()
+    outcomes: Counter[str] = Counter()
     for c in cases:
         every = list(c["expect"])
         for step in c["steps"]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 TENANT = "cls"
 EXTRACTOR = "ext-cls-1.0"
@@ -21,10 +22,10 @@ WHEN = "2026-06-01T09:00:00Z"
 # a synthetic key line (random, never real); the whole block must never reach the store
 KEY_BODY = "QyNTUxOQAAACDx9Qm2vXk7yq0T1cWlq3w8r0mZb1dQ5n2hK7pL0aFzYwAAAJgxQ2Vy"
 
-_cases: list[dict] = []
+_cases: list[dict[str, Any]] = []
 
 
-def _turn(cid: str, text: str, n: int = 1) -> dict:
+def _turn(cid: str, text: str, n: int = 1) -> dict[str, Any]:
     return {
         "turn": {
             "message_id": f"{cid}-m{n}",
@@ -48,7 +49,7 @@ def turn_case(cid: str, category: str, lang: str, text: str, outcome: str, *has:
     """The built-in extractor and the gate see one user turn."""
     if text in SENSITIVE_SINCE_ISSUE_15:
         outcome, has = "not_auto", ()
-    expect: dict = {"message_id": f"{cid}-m1", "outcome": outcome}
+    expect: dict[str, Any] = {"message_id": f"{cid}-m1", "outcome": outcome}
     if outcome == "commit":
         expect["value_has"] = list(has)
     _cases.append(
@@ -73,7 +74,7 @@ def gate_case(
     key: str,
     value: str,
     decision: str,
-    scope: dict | None = None,
+    scope: dict[str, str] | None = None,
 ) -> None:
     """An external extractor's proposal on a stored turn; the gate alone decides."""
     kind = key.split(".", 1)[0]

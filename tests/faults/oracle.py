@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, inspect, select
+from sqlalchemy import ColumnElement, Connection, Engine, func, inspect, select
 
 from memwarden_shared.contract.models import MemoryStatus, Topic
 from memwarden_shared.store.schema import (
@@ -148,7 +148,7 @@ def snapshot(engine: Engine, tenant: str) -> Snapshot:
 
 def unconsumed_outbox_rows(conn: Connection, tenant: str | None = None) -> int:
     columns = {c["name"] for c in inspect(conn).get_columns("outbox")}
-    done = outbox.c.sent_at
+    done: ColumnElement[Any] = outbox.c.sent_at
     if "consumed_at" in columns:
         from sqlalchemy import column
 

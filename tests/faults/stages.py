@@ -84,7 +84,7 @@ def deliver(engine: Engine, envelopes: list[dict[str, Any]]) -> None:
         by_task.setdefault(task, []).append(env)
     with engine_scope(engine):
         for task, batch in by_task.items():
-            app.tasks[task].apply(args=[batch], throw=True)
+            app.tasks[task].apply(args=(batch,), throw=True)
 
 
 def run_at_barrier(jobs: list[Callable[[], Any]]) -> list[BaseException | None]:

@@ -19,7 +19,7 @@ log = logging.getLogger("memwarden.api")
 
 router = APIRouter(route_class=StrictJsonRoute, tags=["health"])
 
-BROKER_TIMEOUT_SECONDS = 2.0
+BROKER_TIMEOUT_SECONDS = 2  # whole seconds: kombu takes an int total timeout
 
 
 @router.get("/healthz", response_model=Health, summary="The process is alive")

@@ -140,7 +140,9 @@ def switch_of(
     return commits, retire
 
 
-def _refuse_unless_publishable(conn: Connection, run: Any, registry: Registry) -> tuple[dict, str]:
+def _refuse_unless_publishable(
+    conn: Connection, run: Any, registry: Registry
+) -> tuple[dict[str, Any], str]:
     if run.stage in CLOSED or run.published_at is not None:
         raise CurateRefused(
             "already_published",

@@ -55,4 +55,4 @@ def load_current(conn: Connection, memory_id: str) -> CurrentFact | None:
     ).first()
     if row is None:
         return None
-    return CurrentFact(row.version, json.loads(row.value_json), as_utc(row.valid_from))  # type: ignore[arg-type]
+    return CurrentFact(row.version, json.loads(row.value_json), as_utc(row.valid_from))

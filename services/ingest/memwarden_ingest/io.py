@@ -79,6 +79,7 @@ def ingest_many(
     now = utcnow()
     stored = duplicates = 0
     rows, events = [], []
+    mine: set[tuple[str, str]] = set()  # the messages this call inserts unless a racer did
     batch_seen = _existing_fingerprints(conn, {(t.tenant_id, t.message_id) for t in turns})
     previous = _last_session_texts(conn, turns)
     for turn in turns:
@@ -107,6 +108,7 @@ def ingest_many(
             duplicates += 1
             continue
         batch_seen[ident] = fp
+        mine.add(ident)
         rows.append(
             {
                 "tenant_id": turn.tenant_id,
@@ -129,7 +131,6 @@ def ingest_many(
         # ON CONFLICT DO NOTHING, then a re-read: an identical ingest running at the same
         # moment may store the same messages first; theirs stand and ours are duplicates.
         inserted = _insert_new(conn, rows)
-        mine = {(r["tenant_id"], r["message_id"]) for r in rows}
         theirs = _existing_fingerprints(conn, mine - set(inserted))
         for turn in turns:
             ident = (turn.tenant_id, turn.message_id)

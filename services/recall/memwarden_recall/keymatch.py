@@ -129,8 +129,8 @@ def build_vocabulary(registry: Registry) -> KeyVocabulary:
         vocab[spec.normalized_key] = frozenset(found)
         phrases[spec.normalized_key] = tuple(sorted({_compact(a) for a in aliases if a.strip()}))
     df: dict[str, int] = {}
-    for found in vocab.values():
-        for t in found:
+    for key_terms in vocab.values():
+        for t in key_terms:
             df[t] = df.get(t, 0) + 1
     n = max(len(vocab), 1)
     weights = {t: math.log(1 + n / count) for t, count in df.items()}

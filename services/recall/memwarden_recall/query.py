@@ -10,6 +10,7 @@ with no active supporting message is never returned, whether or not any worker h
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -37,7 +38,7 @@ from memwarden_shared.text.embedding import Embedder
 NOTICE = "historical record, not current verification"
 
 
-class ProtectedEmpty(list):  # type: ignore[type-arg]
+class ProtectedEmpty(list["Recalled"]):
     """An empty recall that is empty on purpose; ``reason`` says why (curate_publishing)."""
 
     def __init__(self, reason: str) -> None:
@@ -174,7 +175,7 @@ def _evidence(
 
 
 def rank_rows(
-    rows: list[Any], query: str | None, k: int, embedder: Embedder | None = None
+    rows: Sequence[Any], query: str | None, k: int, embedder: Embedder | None = None
 ) -> list[Recalled]:
     if not rows:
         return []

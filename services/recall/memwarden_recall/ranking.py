@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -91,5 +91,7 @@ def similarities(query: str, rows: Sequence[Any], embedder: Embedder) -> Vector:
         vectors[i] = vec
     if not rows:
         return np.zeros(0, dtype=np.float32)
-    matrix = np.stack(vectors)  # type: ignore[arg-type]
-    return matrix @ embedded[0]
+    matrix = np.stack(cast(list[Vector], vectors))  # every None was filled in above
+    query_vector: Vector = embedded[0]
+    # float32 @ float32 stays float32 (numpy's stubs widen it); copy=False makes no copy
+    return (matrix @ query_vector).astype(np.float32, copy=False)

@@ -269,7 +269,8 @@ def progress(engine: Engine, run_id: str) -> Progress:
                     .exists(),
                 )
             ).scalar_one()
-    return Progress(*(int(v) for v in row), blocked=int(blocked))
+    chunks, done, failed_count, turns, turns_done = (int(v) for v in row)
+    return Progress(chunks, done, failed_count, turns, turns_done, blocked=int(blocked))
 
 
 def failures(engine: Engine, run_id: str) -> list[dict[str, Any]]:

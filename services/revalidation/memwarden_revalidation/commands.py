@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, Row, select, update
 
 from memwarden_revalidation import store
 from memwarden_shared.contract.canonical import claim_text, normalized_content_hash, sha256_hex
@@ -33,7 +34,7 @@ class Refused(ValueError):
     pass
 
 
-def _latest(conn: Connection, tenant_id: str, message_id: str) -> object:
+def _latest(conn: Connection, tenant_id: str, message_id: str) -> Row[Any]:
     row = conn.execute(
         select(messages)
         .where(messages.c.tenant_id == tenant_id, messages.c.message_id == message_id)
@@ -104,12 +105,12 @@ def supersede_message(
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         old = _latest(conn, tenant_id, message_id)
-        if old.status == MessageStatus.REVOKED:  # type: ignore[attr-defined]
+        if old.status == MessageStatus.REVOKED:
             raise Refused(f"message {message_id} is revoked; a revoked message is not edited")
         masked = mask_secrets(new_text)  # the edit is stored masked, like any turn
-        if old.text_sha256 == sha256_hex(masked.text):  # type: ignore[attr-defined]
-            return int(old.revision)  # type: ignore[attr-defined]
-        revision = int(old.revision) + 1  # type: ignore[attr-defined]
+        if old.text_sha256 == sha256_hex(masked.text):
+            return int(old.revision)
+        revision = int(old.revision) + 1
         conn.execute(
             messages.insert().values(
                 tenant_id=tenant_id,
@@ -117,15 +118,15 @@ def supersede_message(
                 revision=revision,
                 subject_id=old.subject_id,
                 session_id=old.session_id,
-                role=old.role,  # type: ignore[attr-defined]
+                role=old.role,
                 source=old.source,
                 author_id=old.author_id,
                 text=masked.text,
                 masked_spans=masked.spans_json(),
                 secret_unlocated=masked.unlocated,
                 text_sha256=sha256_hex(masked.text),
-                created_at=old.created_at,  # type: ignore[attr-defined]
-                utc_offset_minutes=old.utc_offset_minutes,  # type: ignore[attr-defined]
+                created_at=old.created_at,
+                utc_offset_minutes=old.utc_offset_minutes,
                 received_at=now,
                 status=MessageStatus.ACTIVE,
             )
@@ -135,7 +136,7 @@ def supersede_message(
             .where(
                 messages.c.tenant_id == tenant_id,
                 messages.c.message_id == message_id,
-                messages.c.revision == old.revision,  # type: ignore[attr-defined]
+                messages.c.revision == old.revision,
             )
             .values(status=MessageStatus.SUPERSEDED, status_changed_at=now)
         )
@@ -151,8 +152,8 @@ def supersede_message(
             Topic.TURN_RECEIVED,
             f"{tenant_id}:{message_id}:{revision}",
             tenant_id,
-            {"message_id": message_id, "revision": revision, "subject_id": old.subject_id},  # type: ignore[attr-defined]
-            order=(f"{tenant_id}:{old.subject_id}", order_seq(as_utc(old.created_at))),  # type: ignore[attr-defined,arg-type]
+            {"message_id": message_id, "revision": revision, "subject_id": old.subject_id},
+            order=(f"{tenant_id}:{old.subject_id}", order_seq(as_utc(old.created_at))),
         )
         uow.commit()
     return revision
@@ -227,7 +228,7 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                 suppressions,
                 {
                     "tenant_id": tenant_id,
-                    "subject_id": msg.subject_id,  # type: ignore[attr-defined]
+                    "subject_id": msg.subject_id,
                     "content_hash": content_hash,
                     "created_at": now,
                 },

@@ -9,12 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, select
+from sqlalchemy import Connection, and_, select
 
 from memwarden_revalidation import store
 from memwarden_revalidation.cascade import outcome, successor_span
 from memwarden_shared.contract.models import MemoryStatus, Topic
-from memwarden_shared.delivery.consume import consume
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state import memory_state
 from memwarden_shared.store.db import utcnow
@@ -34,12 +33,6 @@ def revalidate_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
         else:
             removed += _revoked(conn, env["tenant_id"], env["payload"]["message_id"], now)
     return removed
-
-
-def revalidate(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:
-    """Run the revalidation stage on a batch as its worker does; returns how many memory
-    versions left recall."""
-    return sum(consume(Stage.REVALIDATION, envelopes, revalidate_events, engine=engine).results)
 
 
 def _revoked(conn: Connection, tenant_id: str, message_id: str, now: datetime) -> int:

@@ -214,7 +214,7 @@ def events_after(
         # Cut at the first young row rather than filtering young rows out: an older row with
         # a larger id must not move the cursor past a smaller id that is still settling.
         cutoff = utcnow() - timedelta(seconds=settle_seconds)
-        young = [i for i, r in enumerate(rows) if as_utc(r.created_at) > cutoff]  # type: ignore[operator]
+        young = [i for i, r in enumerate(rows) if as_utc(r.created_at) > cutoff]
         rows = rows[: young[0]] if young else rows
     return [
         {

@@ -101,6 +101,6 @@ def quality(cases: list[dict[str, Any]], embedder: Embedder) -> dict[str, Any]:
     return evaluate(cases, embedder)
 
 
-def reindex(engine: Engine, tenant_id: str | None, *, batch: int) -> dict[str, int]:
+def reindex(engine: Engine, tenant_id: str | None, *, batch: int) -> dict[str, int | str]:
     """Bring every vector row (of one tenant, or all) to the configured embedder."""
     return _reindex(tenant_id, batch=batch, engine=engine)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, select
 
 from memwarden_shared.contract.models import MessageStatus
-from memwarden_shared.delivery.consume import consume
+from memwarden_shared.delivery.consume import ConsumeResult, consume
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe import metrics
 from memwarden_shared.remote.embedders import current_embedder
@@ -35,7 +35,7 @@ def reindex(
     batch: int = 500,
     engine: Engine | None = None,
     embedder: Embedder | None = None,
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """Bring every vector row (of one tenant, or all) to the configured embedder: after
     ``MEMWARDEN_EMBEDDER`` or the model or dimension changed. One transaction per batch of
     memories, so a long reindex holds no lock for long and can be rerun after a failure."""
@@ -56,7 +56,7 @@ def reindex(
             uow.commit()
         for name, n in counts.items():
             totals[name] += n
-    return totals | {"embedder": embedder.name}  # type: ignore[return-value]
+    return {**totals, "embedder": embedder.name}
 
 
 def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, int]:
@@ -67,7 +67,9 @@ def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, 
     return counts
 
 
-def run_sink_stage(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> Any:
+def run_sink_stage(
+    envelopes: list[dict[str, Any]], *, engine: Engine | None = None
+) -> ConsumeResult:
     return consume(Stage.VECTOR_SINK, envelopes, sync_events, engine=engine)
 
 

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 from datetime import UTC, datetime
-from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
+from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 import rfc8785

@@ -10,7 +10,7 @@ import re
 from datetime import datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeGuard
 
 from pydantic import (
     AfterValidator,
@@ -72,7 +72,7 @@ def _no_secret_version(value: str) -> str:
     return value
 
 
-def is_safe_id(value: object) -> bool:
+def is_safe_id(value: object) -> TypeGuard[str]:
     """True when ``value`` may be stored or logged as an id (pattern and secret scan)."""
     return (
         isinstance(value, str)

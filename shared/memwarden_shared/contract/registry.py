@@ -93,7 +93,7 @@ class KeySpec:
     @property
     def dated(self) -> bool:
         """The value opens with the date it is about (``dated_text``)."""
-        return self.value["type"] == "dated_text"
+        return bool(self.value["type"] == "dated_text")
 
     def expires_at(
         self, value: Any, proposed: dt.datetime | None, written_at: dt.datetime
@@ -193,7 +193,7 @@ def spec_of(entry: KeyEntry) -> KeySpec:
         prohibited_actions=tuple(entry.prohibited_actions),
         explicit_only=entry.explicit_only,
         multi_valued=entry.multi_valued,
-        description=dict(entry.description),
+        description={lang: line for lang, line in entry.description.items()},
         key_aliases={lang: list(words) for lang, words in entry.key_aliases.items()},
         languages=languages,
         _alias_index=index,

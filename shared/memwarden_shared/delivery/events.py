@@ -34,7 +34,7 @@ class OutboxEvent:
         return env
 
 
-def event_of_row(r: Mapping[str, Any]) -> OutboxEvent:
+def event_of_row(r: Mapping[Any, Any]) -> OutboxEvent:
     """An outbox row (its column mapping; ``payload`` as stored, JSON text) as an event."""
     return OutboxEvent(
         r["id"],

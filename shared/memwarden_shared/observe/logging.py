@@ -155,12 +155,12 @@ def _chain() -> list[Processor]:
     ]
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler[TextIO]):
     """Writes to whatever ``sys.stderr`` is when a record is emitted, not when the handler
     was made: a stream swapped out and closed since (a test's capture, a daemon's redirect)
     must not turn every later log line into a "Logging error" traceback."""
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> TextIO:
         return sys.stderr
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,7 +60,7 @@ def bucket_start(at: datetime, width_seconds: float) -> datetime:
 
 
 def add_counts(
-    conn: Connection, counted_at: datetime, tallies: dict[tuple[str, str], dict[str, int]]
+    conn: Connection, counted_at: datetime, tallies: Mapping[tuple[str, str], Mapping[str, int]]
 ) -> None:
     """Add each (tenant, scope)'s tallies to this process's row of the bucket
     ``counted_at``; one executemany, in key order (one lock order for every batch), its

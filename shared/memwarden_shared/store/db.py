@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import psycopg
 from alembic import command
@@ -48,6 +48,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def as_utc(moment: datetime) -> datetime: ...
+@overload
+def as_utc(moment: None) -> None: ...
 def as_utc(moment: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; everything stored is UTC, so re-attach it."""
     if moment is None:

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-try:  # the parse tree ``re`` itself compiles from; private, stable since Python 3.11
-    from re import _parser as sre_parse
-except ImportError:  # a Python that moved it: no prefilter, and the very same answers
-    sre_parse = None
-from typing import Any
+if TYPE_CHECKING:  # typeshed describes re._parser under the public name it had before 3.11
+    import sre_parse
+else:
+    try:  # the parse tree ``re`` itself compiles from; private, stable since Python 3.11
+        from re import _parser as sre_parse
+    except ImportError:  # a Python that moved it: no prefilter, and the very same answers
+        sre_parse = None
 
 _OPS = sre_parse  # op codes (LITERAL, BRANCH, ...) are exported by the parser module
 
