@@ -47,7 +47,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_policy(args: argparse.Namespace) -> int:
-    from memwarden_shared.store.db import insert_ignore, utcnow
+    from memwarden_shared.store.db import utcnow
+    from memwarden_shared.store.dialect import insert_ignore
     from memwarden_shared.store.schema import tenant_policies
 
     engine = open_engine()

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from memwarden_actions.decide import ActionDecision, UsedMemory, decide_action
 from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent, receipt
@@ -28,7 +27,8 @@ from memwarden_shared.contract.models import MemoryStatus, MessageStatus
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.state.action_repair import ActionState
 from memwarden_shared.state.auth import Forbidden, Principal, Scope
-from memwarden_shared.store.db import dumps, get_engine, in_list, unit_of_work, utcnow
+from memwarden_shared.store.db import dumps, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore_stmt, lock_rows
 from memwarden_shared.store.schema import (
     action_uses,
     actions,
@@ -159,18 +159,17 @@ def _retry(first: dict[str, Any], bound: str) -> dict[str, Any]:
 
 def _claim_key(conn: Connection, row: dict[str, Any]) -> dict[str, Any] | None:
     """Insert the action unless its key is taken; the stored row, or None when it was."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     # No conflict target: the action id is derived from the key, so a concurrent twin hits
     # uq_actions_action_id as well; with a target naming only the key, PostgreSQL raises on
     # the other unique index instead of skipping the row.
-    stmt = dialect_insert(actions).on_conflict_do_nothing()
+    stmt = insert_ignore_stmt(conn, actions)
     # RETURNING, not rowcount: the driver's rowcount is not reliable for a skipped row
     stored = conn.execute(stmt.values(row).returning(*actions.c)).mappings().first()
     return dict(stored) if stored is not None else None
 
 
 def _share(conn: Connection, stmt: Any) -> Any:
-    return stmt.with_for_update(read=True) if conn.dialect.name == "postgresql" else stmt
+    return lock_rows(conn, stmt, read=True)
 
 
 def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[UsedMemory]:
@@ -302,6 +301,4 @@ def load_action(conn: Connection, tenant_id: str, action_id: str, *, lock: bool 
     stmt = select(actions).where(
         and_(actions.c.tenant_id == tenant_id, actions.c.action_id == action_id)
     )
-    if lock and conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    return conn.execute(stmt).mappings().first()
+    return conn.execute(lock_rows(conn, stmt) if lock else stmt).mappings().first()

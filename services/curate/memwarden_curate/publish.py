@@ -2,8 +2,8 @@
 transaction under the fact-key locks, probe, lift the block. Any failure leaves (or puts)
 the store back in the snapshot's state.
 
-Every memory write goes through ``shared.curate_writes`` (commit_new_version,
-retire_version), the seam where the single owner of memory state plugs in.
+Every memory write goes through the one owner of memory state: ``state.memory_state``
+(the fact-key lock, retiring versions) and ``state.curate_writes`` (curated versions).
 """
 
 from __future__ import annotations
@@ -34,14 +34,12 @@ from memwarden_shared.contract.models import MessageStatus
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.state import curate_block
 from memwarden_shared.state.auth import Principal, Scope
-from memwarden_shared.state.curate_writes import (
-    CuratedVersion,
-    commit_new_versions,
-    lock_facts,
-    retire_versions,
-)
-from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.state.curate_writes import CuratedVersion, commit_new_versions
+from memwarden_shared.state.memory_state import lock_fact_keys, retire_versions
+from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore
 from memwarden_shared.store.schema import (
+    FACT_KEY_COLUMNS,
     curate_spans,
     curate_writes,
     current_memories,
@@ -297,7 +295,7 @@ def _apply(
     if len(keys) != len(commits):
         raise CurateRefused("target_collision", "two targets of the plan are one fact")
     keys.update({r["memory_id"]: _key(r, run.tenant_id, r["claim_key"]) for r in retire})
-    locked = lock_facts(conn, keys, now)
+    locked = lock_fact_keys(conn, keys, now)
     current = _projection(conn, sorted(keys))
     stale = [r["source"] for r in retire if current.get(r["memory_id"]) != r["version"]]
     for c in commits:
@@ -336,6 +334,7 @@ def _apply(
             [(r["memory_id"], r["version"]) for r in retire],
             now,
             reason="curated",
+            actions_reason="curate_retired",
         ),
     }
     _spans(conn, [(v, c.evidence) for v, c in zip(written["commit"], commits, strict=True)])
@@ -466,18 +465,7 @@ def restore(
     snap = {i["memory_id"]: i for i in items}
     rows = (
         {
-            r.memory_id: {
-                k: getattr(r, k)
-                for k in (
-                    "tenant_id",
-                    "subject_id",
-                    "scope_kind",
-                    "scope_key",
-                    "kind",
-                    "normalized_key",
-                    "claim_key",
-                )
-            }
+            r.memory_id: {k: getattr(r, k) for k in FACT_KEY_COLUMNS}
             for r in conn.execute(
                 select(fact_keys).where(in_list(conn, fact_keys.c.memory_id, ids))
             )
@@ -485,7 +473,7 @@ def restore(
         if ids
         else {}
     )
-    locked = lock_facts(conn, rows, now)
+    locked = lock_fact_keys(conn, rows, now)
     current = _projection(conn, ids)
     active = _active_messages(conn, run.tenant_id, [snap[m] for m in ids if m in snap])
     back: list[tuple[CuratedVersion, dict[str, Any]]] = []
@@ -520,7 +508,14 @@ def restore(
                 skipped.append(f"{mid}: its evidence was revoked; not restored")
     written = {
         "commit": commit_new_versions(conn, [v for v, _ in back], now),
-        "retire": retire_versions(conn, run.tenant_id, withdraw, now, reason="curate_rolled_back"),
+        "retire": retire_versions(
+            conn,
+            run.tenant_id,
+            withdraw,
+            now,
+            reason="curate_rolled_back",
+            actions_reason="curate_retired",
+        ),
     }
     _spans(
         conn,

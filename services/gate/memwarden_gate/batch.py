@@ -20,9 +20,8 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memwarden_gate.checks import Assessment, StoredMessage, assess
-from memwarden_gate.commit import receipt_body
 from memwarden_gate.decide import CurrentFact, Verdict, decide
-from memwarden_gate.records import GateContext, Verified, log_decision, proposal_row
+from memwarden_gate.records import GateContext, Verified, log_decision, proposal_row, receipt_body
 from memwarden_shared.contract.canonical import claim_text, normalized_content_hash
 from memwarden_shared.contract.models import Decision, Receipt
 from memwarden_shared.detect.secret_mask import spans_from_json
@@ -31,10 +30,11 @@ from memwarden_shared.state.memory_state import (
     evidence_row,
     queue_commit_versions,
     queue_evidence,
+    queue_lock,
 )
-from memwarden_shared.store.db import Batch, Step, in_offset, in_param, insert_ignore_stmt, pairs_in
+from memwarden_shared.store.db import Batch, Step, in_offset
+from memwarden_shared.store.dialect import in_param, insert_ignore_stmt, pairs_in
 from memwarden_shared.store.schema import (
-    FACT_KEY_COLUMNS,
     current_memories,
     fact_keys,
     memory_versions,
@@ -233,18 +233,9 @@ def _lock(
     in one round trip on PostgreSQL."""
     batch = Batch(conn)
     ids = sorted({v.memory_id for v, _ in locking})
-    fresh = {v.memory_id: v for v, _ in locking if v.memory_id not in seen}
-    # ON CONFLICT DO NOTHING: a concurrent batch may create the same key; either way a row
-    # exists to lock, so first writers of a new fact serialise on it.
-    batch.add(
-        "gate.new_fact_keys",
-        lambda conn: insert_ignore_stmt(conn, fact_keys, list(FACT_KEY_COLUMNS)),
-        [
-            {**v.fact_key, "memory_id": m, "current_version": 0, "updated_at": now}
-            for m, v in sorted(fresh.items())
-        ],
-    )
-    locked_rows = batch.add("gate.lock", _lock_statement, {"ids": ids})
+    # keys not seen before the lock are created (if still missing) and locked with the rest
+    fresh = {v.memory_id: v.fact_key for v, _ in locking if v.memory_id not in seen}
+    locked_rows = queue_lock(batch, ids, create=fresh, now=now)
     current_rows = batch.add("gate.current", _current_statement, {"ids": ids})
     late = _queue_decided(batch, {(v.p.tenant_id, v.p.proposal_id) for v, _ in locking})
     batch.send()
@@ -254,19 +245,6 @@ def _lock(
         for r in current_rows.rows
     }
     return locked, current, late
-
-
-def _lock_statement(conn: Connection) -> Any:
-    stmt = (
-        select(fact_keys)
-        .where(in_param(conn, fact_keys.c.memory_id, "ids"))
-        .order_by(fact_keys.c.memory_id)
-    )
-    if conn.dialect.name == "postgresql":
-        # Locks are taken in memory_id order (LockRows sits above the sort), the same order
-        # every batch uses, so two batches can wait for each other but never deadlock.
-        stmt = stmt.with_for_update()
-    return stmt
 
 
 def _current_statement(conn: Connection) -> Any:

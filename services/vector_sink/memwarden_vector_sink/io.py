@@ -16,7 +16,8 @@ from memwarden_shared.contract.models import MessageStatus
 from memwarden_shared.delivery.celery_app import Stage
 from memwarden_shared.delivery.consume import consume
 from memwarden_shared.observe import metrics
-from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import hold_rows, in_list, insert_ignore
 from memwarden_shared.store.schema import (
     current_memories,
     fact_keys,
@@ -90,16 +91,17 @@ def reconcile(
     embedder = embedder or current_embedder()
     ids = sorted(set(memory_ids))
     counts = {"indexed": 0, "dropped": 0, "unchanged": 0}
-    if conn.dialect.name == "postgresql" and ids:
+    if ids:
         # FOR SHARE on the fact keys, in memory_id order: a commit or revocation of these
         # memories (which holds the key FOR UPDATE) cannot slip between our read of the
         # projection and our write, or a late sink would index a version just revoked.
-        conn.execute(
+        hold_rows(
+            conn,
             select(fact_keys.c.id)
             .where(in_list(conn, fact_keys.c.memory_id, ids))
-            .order_by(fact_keys.c.memory_id)
-            .with_for_update(read=True)
-        ).all()
+            .order_by(fact_keys.c.memory_id),
+            read=True,
+        )
     current = {
         r.memory_id: r
         for r in conn.execute(

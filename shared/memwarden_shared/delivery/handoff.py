@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from memwarden_shared.config import get_settings
+from memwarden_shared.store.dialect import is_embedded_store
 
 log = logging.getLogger("memwarden.handoff")
 
@@ -32,7 +33,7 @@ def enabled(conn: Connection) -> bool:
     setting on."""
     settings = get_settings()
     return (
-        conn.dialect.name == "postgresql" and bool(settings.broker_url) and settings.direct_handoff
+        not is_embedded_store(conn) and bool(settings.broker_url) and settings.direct_handoff
     )
 
 

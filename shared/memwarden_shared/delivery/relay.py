@@ -34,7 +34,8 @@ from memwarden_shared.delivery.outbox import (
     release,
 )
 from memwarden_shared.delivery.retry import backoff_delays, is_transient, redacted
-from memwarden_shared.store.db import in_list, unit_of_work
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.dialect import has_notify, in_list
 from memwarden_shared.store.schema import outbox
 from memwarden_shared.store.tenant_scope import all_tenants
 
@@ -275,7 +276,7 @@ class Listener:
         self.poll_seconds = poll_seconds
         self.stop = stop
         self.conn: Any = None
-        self.enabled = engine.dialect.name == "postgresql"
+        self.enabled = has_notify(engine)
         self._failing = False
 
     def _subscribe(self) -> Any:
