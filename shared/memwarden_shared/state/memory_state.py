@@ -92,9 +92,12 @@ def queue_lock(
     # ON CONFLICT DO NOTHING: a concurrent writer may create the same key; either way a row
     # exists to lock, so first writers of a new fact serialise on it (on PostgreSQL the
     # second insert waits for the first's transaction; SQLite has one writer at a time).
+    # No conflict target: the row is unique by its fact key and by memory_id (derived from
+    # the key). With only the key's columns as arbiter, PostgreSQL raises on the memory_id
+    # index when two first writers insert at once instead of skipping the row.
     batch.add(
         "memory_state.new_fact_keys",
-        lambda conn: insert_ignore_stmt(conn, fact_keys, FACT_KEY_COLUMNS),
+        lambda conn: insert_ignore_stmt(conn, fact_keys),
         [
             {**key, "memory_id": mid, "current_version": 0, "updated_at": now}
             for mid, key in sorted(create.items())
