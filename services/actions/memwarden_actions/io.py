@@ -178,6 +178,61 @@ def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[
     ids = sorted({m for m, _ in named})
     if not ids:
         return []
+    keys, versions = _share_locked(conn, ids)
+    latest = {m: vs[max(vs)] for m, vs in versions.items()}
+    support = _supported(conn, req.tenant_id, [(m, v.version) for m, v in latest.items()])
+    out = []
+    for name, (memory_id, version) in zip(req.uses, named, strict=True):
+        key = keys.get(memory_id)
+        top = latest.get(memory_id)
+        if key is None or top is None or not _names_own_version(key, versions, version, req):
+            out.append(_missing(name))
+            continue
+        out.append(
+            _found(
+                name,
+                version,
+                top,
+                supported=support.get((memory_id, top.version), False),
+                sources_supported=_sources_supported(conn, req.tenant_id, top.derived_from),
+                registry=registry,
+            )
+        )
+    return out
+
+
+def _found(
+    name: str,
+    version: int | None,
+    top: Any,
+    *,
+    supported: bool,
+    sources_supported: bool,
+    registry: Registry,
+) -> UsedMemory:
+    """A used memory as its latest version shows it (``version``: the one named, if any);
+    a key missing from the registry prohibits every action."""
+    spec = registry.get(top.kind, top.normalized_key)
+    return UsedMemory(
+        name=name,
+        found=True,
+        version=version if version is not None else top.version,
+        latest_version=top.version,
+        status=top.status,
+        status_reason=top.status_reason,
+        supported=supported,
+        sources_supported=sources_supported,
+        expires_at=top.expires_at,
+        prohibited_actions=spec.prohibited_actions if spec else ("*",),
+        retrieval_purposes=spec.retrieval_purposes if spec else (),
+    )
+
+
+def _share_locked(
+    conn: Connection, ids: list[str]
+) -> tuple[dict[str, Any], dict[str, dict[int, Any]]]:
+    """The fact keys and every version of ``ids``, share-locked in memory_id order (a
+    commit or revocation of them waits for this decision, or went first)."""
     keys = {
         r.memory_id: r
         for r in conn.execute(
@@ -199,38 +254,19 @@ def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[
         )
     ):
         versions.setdefault(r.memory_id, {})[r.version] = r
-    latest = {m: vs[max(vs)] for m, vs in versions.items()}
-    support = _supported(conn, req.tenant_id, [(m, v.version) for m, v in latest.items()])
-    out = []
-    for name, (memory_id, version) in zip(req.uses, named, strict=True):
-        key = keys.get(memory_id)
-        top = latest.get(memory_id)
-        if (
-            key is None
-            or top is None
-            or key.tenant_id != req.tenant_id
-            or key.subject_id != req.subject_id
-            or (version is not None and version not in versions[memory_id])
-        ):
-            out.append(_missing(name))
-            continue
-        spec = registry.get(top.kind, top.normalized_key)
-        out.append(
-            UsedMemory(
-                name=name,
-                found=True,
-                version=version if version is not None else top.version,
-                latest_version=top.version,
-                status=top.status,
-                status_reason=top.status_reason,
-                supported=support.get((memory_id, top.version), False),
-                sources_supported=_sources_supported(conn, req.tenant_id, top.derived_from),
-                expires_at=top.expires_at,
-                prohibited_actions=spec.prohibited_actions if spec else ("*",),
-                retrieval_purposes=spec.retrieval_purposes if spec else (),
-            )
-        )
-    return out
+    return keys, versions
+
+
+def _names_own_version(
+    key: Any, versions: dict[str, dict[int, Any]], version: int | None, req: ActionRequest
+) -> bool:
+    """The memory is the requester's subject's, in its tenant, and the named version (if
+    any) exists."""
+    return (
+        key.tenant_id == req.tenant_id
+        and key.subject_id == req.subject_id
+        and (version is None or version in versions[key.memory_id])
+    )
 
 
 def _missing(name: str) -> UsedMemory:
