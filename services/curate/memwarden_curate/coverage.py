@@ -142,9 +142,12 @@ def _target(
     return _target_value(tid, fact, value, members, registry)
 
 
+Fact = tuple[str, str, str, str, str]  # subject, scope kind, scope key, kind, key
+
+
 def _target_value(
     tid: str,
-    fact: tuple[str, ...],
+    fact: Fact,
     value: Any,
     members: list[dict[str, Any]],
     registry: Registry,
