@@ -32,9 +32,7 @@ def enabled(conn: Connection) -> bool:
     """Hand off on this connection: PostgreSQL (the distributed store), a broker, and the
     setting on."""
     settings = get_settings()
-    return (
-        not is_embedded_store(conn) and bool(settings.broker_url) and settings.direct_handoff
-    )
+    return not is_embedded_store(conn) and bool(settings.broker_url) and settings.direct_handoff
 
 
 _busy_reader: tuple[str, Any] | None = None  # (broker URL, its BusyQueues or None)

@@ -41,11 +41,9 @@ def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -
         return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
     return batch.add(
         "inbox.first",
-        lambda conn: (
-            insert_ignore_stmt(conn, processed_events, ["consumer", "event_key"]).returning(
-                processed_events.c.event_key
-            )
-        ),
+        lambda conn: insert_ignore_stmt(
+            conn, processed_events, ["consumer", "event_key"]
+        ).returning(processed_events.c.event_key),
         [{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys],
     )
 

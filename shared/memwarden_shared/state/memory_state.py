@@ -10,7 +10,7 @@ The fact-key lock is written once, here (``queue_lock``; ``lock_memories`` and
 ``lock_fact_keys`` send it at once): every writer — gate, review, revalidation, forget,
 curate — locks the fact-key rows in memory_id order, so writers may wait for each other but
 never deadlock, and a fact that does not exist yet gets its row first, so its first writers
-serialise too. Retiring a committed version is written once too (``_queue_retire``), for a
+serialise too. Retiring a committed version is written once too (``_retire``), for a
 replacement (``commit_versions``) and for a version leaving with none (``retire_versions``).
 The gate commits a whole wave with one statement per table (``commit_versions`` takes a
 list).
