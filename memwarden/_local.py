@@ -39,6 +39,7 @@ from memwarden_shared.state.auth import (
     authorize,
 )
 from memwarden_shared.store.db import engine_for, migrate
+from memwarden_shared.store.dialect import is_embedded_store
 from memwarden_shared.store.tenant_scope import tenant_scope
 
 # With no API key, whoever holds the database URL (or the data directory) already holds
@@ -69,7 +70,7 @@ class LocalBackend:
         self.tenant = tenant
         self.engine: Engine = engine_for(url)
         try:
-            if embedded and url.startswith("sqlite"):
+            if embedded and is_embedded_store(self.engine):
                 # The embedded store is the client's own file: it migrates it itself.
                 migrate(self.engine)
             else:

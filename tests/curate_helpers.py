@@ -8,7 +8,9 @@ from typing import Any
 from sqlalchemy import Engine
 
 from memwarden_curate.publish import publish
+from memwarden_curate.runs import CurateRefused, Stage, allow, append, get_run, set_stage, status
 from memwarden_curate.stages import (
+    CLOSED,
     RulesRewriter,
     attest_plan,
     check_plan,
@@ -21,6 +23,7 @@ from memwarden_recall.query import recall
 from memwarden_shared.contract.models import Turn
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.state.auth import Principal, Scope
+from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
 from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
@@ -90,3 +93,29 @@ def to_attested(
 def curate(engine: Engine, tenant: str, **kw: Any) -> dict[str, Any]:
     attested = to_attested(engine, tenant, **kw)
     return publish(people(tenant)["planner"], attested["run_id"], engine=engine)
+
+
+def edit_plan(
+    principal: Principal,
+    run_id: str,
+    *,
+    dispositions: list[dict[str, Any]],
+    targets: list[dict[str, Any]] | None = None,
+    engine: Engine | None = None,
+) -> dict[str, Any]:
+    """Append an ``edit`` entry to a run's ledger (plan.py folds it into the plan): the plan
+    hash changes, which voids every earlier sign-off. No door writes edits; the tests do,
+    to change a plan after its sign-offs."""
+    with unit_of_work(engine or get_engine()) as uow:
+        run = get_run(uow.conn, run_id, principal.tenant_id)
+        allow(principal, Scope.ADMIN, run.tenant_id)
+        if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
+            raise CurateRefused("not_planned", f"run {run_id} has no finished plan to edit")
+        if run.stage in CLOSED:
+            raise CurateRefused("closed", f"run {run_id} is {run.stage}; plans are frozen")
+        body = {"dispositions": dispositions, "targets": targets or []}
+        append(uow.conn, run_id, "edit", body, author=principal.principal_id, now=utcnow())
+        set_stage(uow.conn, run_id, Stage.PLANNED, utcnow())
+        out = status(uow.conn, get_run(uow.conn, run_id))
+        uow.commit()
+    return out

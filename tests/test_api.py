@@ -14,7 +14,8 @@ from sqlalchemy import Engine, create_engine, select
 from memwarden.api.app import create_app
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
-from memwarden_shared.store.db import insert_ignore, utcnow
+from memwarden_shared.store.db import utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import receipts, tenant_policies
 from memwarden_shared.store.tenant_scope import all_tenants
 from tests.conftest import turn_dict

@@ -16,7 +16,6 @@ from memwarden_curate.stages import (
     RulesRewriter,
     attest_plan,
     check_plan,
-    edit_plan,
     make_plan,
     review_plan,
     take_snapshot,
@@ -29,6 +28,7 @@ from memwarden_shared.store.schema import memory_versions
 from memwarden_usecases.pipeline import drain
 from tests.curate_helpers import (
     curate,
+    edit_plan,
     people,
     sample_of,
     say_all,

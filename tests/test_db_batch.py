@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import Engine, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
-from memwarden_shared.store.db import Batch, in_param, insert_ignore_stmt, unit_of_work
+from memwarden_shared.store.db import Batch, unit_of_work
+from memwarden_shared.store.dialect import in_param, insert_ignore_stmt
 from memwarden_shared.store.schema import receipts
 
 

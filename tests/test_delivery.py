@@ -23,7 +23,8 @@ from memwarden_shared.delivery.dead_letters import list_dead_letters, retry_dead
 from memwarden_shared.delivery.events import event_of_row
 from memwarden_shared.delivery.outbox import claim_batch, emit_many, mark_consumed
 from memwarden_shared.delivery.relay import Listener, RelayTimings, relay_once
-from memwarden_shared.store.db import engine_for, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import engine_for, unit_of_work, utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import (
     outbox,
     processed_events,

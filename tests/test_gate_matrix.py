@@ -12,7 +12,8 @@ from sqlalchemy import Engine
 from memwarden_gate.io import decide_batch
 from memwarden_ingest.io import ingest_turns
 from memwarden_shared.contract.models import Turn
-from memwarden_shared.store.db import insert_ignore, utcnow
+from memwarden_shared.store.db import utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import tenant_policies
 from tests.conftest import turn_dict
 

@@ -27,6 +27,7 @@ from memwarden.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
 from memwarden.api.state import ApiState
 from memwarden_shared.config import Settings, get_settings
 from memwarden_shared.store.db import get_engine
+from memwarden_shared.store.dialect import is_embedded_store
 
 DESCRIPTION = """\
 A memory write gate for AI agents. Backends send turns and external proposals; reviewers
@@ -61,7 +62,7 @@ def create_app(
     engine = engine or get_engine()
     settings = settings or get_settings()
     if event_settle_seconds is None:
-        event_settle_seconds = 0.0 if engine.dialect.name == "sqlite" else PG_EVENT_SETTLE_SECONDS
+        event_settle_seconds = 0.0 if is_embedded_store(engine) else PG_EVENT_SETTLE_SECONDS
     # docs_url/redoc_url off: FastAPI's pages load from a CDN; routers/docs.py serves /docs
     # from a pip package instead.
     app = FastAPI(

@@ -15,6 +15,7 @@ from rich.console import Console
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.ijson import IJsonError, loads_strict
 from memwarden_shared.store.db import get_engine, migrate
+from memwarden_shared.store.dialect import is_embedded_store
 
 console = Console()
 # Refusals go to stderr, one line each, so stdout stays the command's JSON.
@@ -39,7 +40,7 @@ def open_engine() -> Any:
     from memwarden_shared.store.schema_version import SchemaBehind, require_current_schema
 
     engine = get_engine()
-    if engine.dialect.name == "sqlite":
+    if is_embedded_store(engine):
         migrate(engine)
         return engine
     try:

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from memwarden_actions.decide import ActionDecision, UsedMemory, decide_action
 from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent, receipt
@@ -28,7 +27,8 @@ from memwarden_shared.contract.models import MemoryStatus, MessageStatus
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.state.action_repair import ActionState
 from memwarden_shared.state.auth import Forbidden, Principal, Scope
-from memwarden_shared.store.db import dumps, get_engine, in_list, unit_of_work, utcnow
+from memwarden_shared.store.db import dumps, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore_stmt, lock_rows
 from memwarden_shared.store.schema import (
     action_uses,
     actions,
@@ -159,18 +159,17 @@ def _retry(first: dict[str, Any], bound: str) -> dict[str, Any]:
 
 def _claim_key(conn: Connection, row: dict[str, Any]) -> dict[str, Any] | None:
     """Insert the action unless its key is taken; the stored row, or None when it was."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     # No conflict target: the action id is derived from the key, so a concurrent twin hits
     # uq_actions_action_id as well; with a target naming only the key, PostgreSQL raises on
     # the other unique index instead of skipping the row.
-    stmt = dialect_insert(actions).on_conflict_do_nothing()
+    stmt = insert_ignore_stmt(conn, actions)
     # RETURNING, not rowcount: the driver's rowcount is not reliable for a skipped row
     stored = conn.execute(stmt.values(row).returning(*actions.c)).mappings().first()
     return dict(stored) if stored is not None else None
 
 
 def _share(conn: Connection, stmt: Any) -> Any:
-    return stmt.with_for_update(read=True) if conn.dialect.name == "postgresql" else stmt
+    return lock_rows(conn, stmt, read=True)
 
 
 def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[UsedMemory]:
@@ -179,6 +178,61 @@ def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[
     ids = sorted({m for m, _ in named})
     if not ids:
         return []
+    keys, versions = _share_locked(conn, ids)
+    latest = {m: vs[max(vs)] for m, vs in versions.items()}
+    support = _supported(conn, req.tenant_id, [(m, v.version) for m, v in latest.items()])
+    out = []
+    for name, (memory_id, version) in zip(req.uses, named, strict=True):
+        key = keys.get(memory_id)
+        top = latest.get(memory_id)
+        if key is None or top is None or not _names_own_version(key, versions, version, req):
+            out.append(_missing(name))
+            continue
+        out.append(
+            _found(
+                name,
+                version,
+                top,
+                supported=support.get((memory_id, top.version), False),
+                sources_supported=_sources_supported(conn, req.tenant_id, top.derived_from),
+                registry=registry,
+            )
+        )
+    return out
+
+
+def _found(
+    name: str,
+    version: int | None,
+    top: Any,
+    *,
+    supported: bool,
+    sources_supported: bool,
+    registry: Registry,
+) -> UsedMemory:
+    """A used memory as its latest version shows it (``version``: the one named, if any);
+    a key missing from the registry prohibits every action."""
+    spec = registry.get(top.kind, top.normalized_key)
+    return UsedMemory(
+        name=name,
+        found=True,
+        version=version if version is not None else top.version,
+        latest_version=top.version,
+        status=top.status,
+        status_reason=top.status_reason,
+        supported=supported,
+        sources_supported=sources_supported,
+        expires_at=top.expires_at,
+        prohibited_actions=spec.prohibited_actions if spec else ("*",),
+        retrieval_purposes=spec.retrieval_purposes if spec else (),
+    )
+
+
+def _share_locked(
+    conn: Connection, ids: list[str]
+) -> tuple[dict[str, Any], dict[str, dict[int, Any]]]:
+    """The fact keys and every version of ``ids``, share-locked in memory_id order (a
+    commit or revocation of them waits for this decision, or went first)."""
     keys = {
         r.memory_id: r
         for r in conn.execute(
@@ -200,38 +254,19 @@ def read_used(conn: Connection, req: ActionRequest, registry: Registry) -> list[
         )
     ):
         versions.setdefault(r.memory_id, {})[r.version] = r
-    latest = {m: vs[max(vs)] for m, vs in versions.items()}
-    support = _supported(conn, req.tenant_id, [(m, v.version) for m, v in latest.items()])
-    out = []
-    for name, (memory_id, version) in zip(req.uses, named, strict=True):
-        key = keys.get(memory_id)
-        top = latest.get(memory_id)
-        if (
-            key is None
-            or top is None
-            or key.tenant_id != req.tenant_id
-            or key.subject_id != req.subject_id
-            or (version is not None and version not in versions[memory_id])
-        ):
-            out.append(_missing(name))
-            continue
-        spec = registry.get(top.kind, top.normalized_key)
-        out.append(
-            UsedMemory(
-                name=name,
-                found=True,
-                version=version if version is not None else top.version,
-                latest_version=top.version,
-                status=top.status,
-                status_reason=top.status_reason,
-                supported=support.get((memory_id, top.version), False),
-                sources_supported=_sources_supported(conn, req.tenant_id, top.derived_from),
-                expires_at=top.expires_at,
-                prohibited_actions=spec.prohibited_actions if spec else ("*",),
-                retrieval_purposes=spec.retrieval_purposes if spec else (),
-            )
-        )
-    return out
+    return keys, versions
+
+
+def _names_own_version(
+    key: Any, versions: dict[str, dict[int, Any]], version: int | None, req: ActionRequest
+) -> bool:
+    """The memory is the requester's subject's, in its tenant, and the named version (if
+    any) exists."""
+    return (
+        key.tenant_id == req.tenant_id
+        and key.subject_id == req.subject_id
+        and (version is None or version in versions[key.memory_id])
+    )
 
 
 def _missing(name: str) -> UsedMemory:
@@ -302,6 +337,4 @@ def load_action(conn: Connection, tenant_id: str, action_id: str, *, lock: bool 
     stmt = select(actions).where(
         and_(actions.c.tenant_id == tenant_id, actions.c.action_id == action_id)
     )
-    if lock and conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    return conn.execute(stmt).mappings().first()
+    return conn.execute(lock_rows(conn, stmt) if lock else stmt).mappings().first()

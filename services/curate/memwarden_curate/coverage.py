@@ -26,7 +26,23 @@ def check(
     items: list[dict[str, Any]], plan: dict[str, Any], registry: Registry
 ) -> list[dict[str, str]]:
     sources = {i["source"]: i for i in items}
-    found: list[dict[str, str]] = []
+    found = _coverage(sources, plan)
+    targets: dict[str, dict[str, Any]] = {}
+    for t in plan["targets"]:
+        tid = str(t.get("target"))
+        if tid in targets:
+            found.append(problem("target_defined_twice", "two targets share a name", target=tid))
+        targets[tid] = t
+    merged_into, bad = _dispositions(sources, plan, targets, registry)
+    found += bad
+    for tid, t in sorted(targets.items()):
+        found.extend(_target(tid, t, merged_into[tid], sources, registry))
+    return found
+
+
+def _coverage(sources: dict[str, dict[str, Any]], plan: dict[str, Any]) -> list[dict[str, str]]:
+    """Every snapshot source has exactly one disposition, and nothing else has one."""
+    found = []
     named = Counter(str(d.get("source")) for d in plan["dispositions"])
     for source in sorted(sources):
         if named[source] == 0:
@@ -37,31 +53,32 @@ def check(
             )
     for name in sorted(set(named) - set(sources)):
         found.append(problem("unknown_source", "not in the snapshot", source=name))
-    targets: dict[str, dict[str, Any]] = {}
-    for t in plan["targets"]:
-        tid = str(t.get("target"))
-        if tid in targets:
-            found.append(problem("target_defined_twice", "two targets share a name", target=tid))
-        targets[tid] = t
+    return found
+
+
+def _dispositions(
+    sources: dict[str, dict[str, Any]],
+    plan: dict[str, Any],
+    targets: dict[str, dict[str, Any]],
+    registry: Registry,
+) -> tuple[dict[str, list[str]], list[dict[str, str]]]:
+    """Each source's disposition checked; the sources merged into each target."""
+    found = []
     by_source = {str(d.get("source")): d for d in plan["dispositions"]}
     merged_into: dict[str, list[str]] = {tid: [] for tid in targets}
     for source, d in sorted(by_source.items()):
+        kind = d.get("disposition")
         if source not in sources:
             continue
-        kind = d.get("disposition")
         if kind not in DISPOSITIONS:
             found.append(problem("unknown_disposition", str(kind), source=source))
+        elif kind == "merge" and str(d.get("target")) not in targets:
+            found.append(problem("unknown_target", f"merge into {d.get('target')}", source=source))
         elif kind == "merge":
-            tid = str(d.get("target"))
-            if tid not in targets:
-                found.append(problem("unknown_target", f"merge into {tid}", source=source))
-            else:
-                merged_into[tid].append(source)
+            merged_into[str(d.get("target"))].append(source)
         elif kind == "duplicate":
             found.extend(_duplicate(source, str(d.get("target")), sources, by_source, registry))
-    for tid, t in sorted(targets.items()):
-        found.extend(_target(tid, t, merged_into[tid], sources, registry))
-    return found
+    return merged_into, found
 
 
 def _duplicate(
@@ -122,6 +139,21 @@ def _target(
         return [problem("cross_subject", "sources of several subjects", target=tid)]
     if fact[1:3] not in {_fact(m)[1:3] for m in members}:
         return [problem("scope_changed", "scope is none of its sources'", target=tid)]
+    return _target_value(tid, fact, value, members, registry)
+
+
+Fact = tuple[str, str, str, str, str]  # subject, scope kind, scope key, kind, key
+
+
+def _target_value(
+    tid: str,
+    fact: Fact,
+    value: Any,
+    members: list[dict[str, Any]],
+    registry: Registry,
+) -> list[dict[str, str]]:
+    """A target's value: valid for its key, no secret, not moved into a sensitive key, and
+    said in every member's evidence."""
     spec = registry.get(fact[3], fact[4])
     if spec is None:
         return [problem("unknown_key", f"{fact[3]} {fact[4]}", target=tid)]

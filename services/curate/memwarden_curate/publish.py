@@ -2,8 +2,8 @@
 transaction under the fact-key locks, probe, lift the block. Any failure leaves (or puts)
 the store back in the snapshot's state.
 
-Every memory write goes through ``shared.curate_writes`` (commit_new_version,
-retire_version), the seam where the single owner of memory state plugs in.
+Every memory write goes through the one owner of memory state: ``state.memory_state``
+(the fact-key lock, retiring versions) and ``state.curate_writes`` (curated versions).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -29,19 +28,25 @@ from memwarden_curate.runs import (
     signoffs,
     status,
 )
-from memwarden_shared.contract.canonical import claim_key, jcs, memory_id_for, sha256_hex
+from memwarden_curate.switch import (
+    Commit,
+    fact_key_of,
+    parse_ts,
+    restoration,
+    stale_sources,
+    switch_of,
+)
+from memwarden_shared.contract.canonical import jcs, sha256_hex
 from memwarden_shared.contract.models import MessageStatus
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.state import curate_block
 from memwarden_shared.state.auth import Principal, Scope
-from memwarden_shared.state.curate_writes import (
-    CuratedVersion,
-    commit_new_versions,
-    lock_facts,
-    retire_versions,
-)
-from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.state.curate_writes import CuratedVersion, commit_new_versions
+from memwarden_shared.state.memory_state import lock_fact_keys, retire_versions
+from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore
 from memwarden_shared.store.schema import (
+    FACT_KEY_COLUMNS,
     curate_spans,
     curate_writes,
     current_memories,
@@ -52,92 +57,6 @@ from memwarden_shared.store.schema import (
 
 Hook = Callable[[], None]
 CLOSED = (Stage.PUBLISHED, Stage.ROLLED_BACK, Stage.FAILED)
-
-
-@dataclass
-class Commit:
-    key: dict[str, str]
-    memory_id: str
-    value: Any
-    members: list[dict[str, Any]]  # snapshot items whose evidence it carries
-    valid_from: str
-    expires_at: str | None
-    label: str  # target name, or the kept source a duplicate folds into
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.evidence = [e for m in self.members for e in m["evidence"]]
-
-
-def _key(item: dict[str, Any], tenant_id: str, claim: str) -> dict[str, str]:
-    return {
-        "tenant_id": tenant_id,
-        "subject_id": item["subject_id"],
-        "scope_kind": item["scope"]["kind"],
-        "scope_key": item["scope"]["key"],
-        "kind": item["kind"],
-        "normalized_key": item["normalized_key"],
-        "claim_key": claim,
-    }
-
-
-def _ts(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
-
-
-def switch_of(
-    tenant_id: str, items: list[dict[str, Any]], plan: dict[str, Any], registry: Registry
-) -> tuple[list[Commit], list[dict[str, Any]]]:
-    """What a checked plan writes: new versions (targets, and kept memories that absorb
-    duplicates) and the source versions that leave recall. Pure."""
-    sources = {i["source"]: i for i in items}
-    disp = {d["source"]: d for d in plan["dispositions"]}
-    heads: dict[str, list[str]] = defaultdict(list)
-    for source, d in sorted(disp.items()):
-        if d["disposition"] == "duplicate":
-            heads[d["target"]].append(source)
-    commits = []
-    for t in sorted(plan["targets"], key=lambda t: t["target"]):
-        spec = registry.get(t["kind"], t["normalized_key"])
-        members = [sources[s] for s in sorted(t["sources"])]
-        key = _key(
-            {**t, "scope": t["scope"]},
-            tenant_id,
-            claim_key(t["value"], bool(spec and spec.multi_valued)),
-        )
-        expiries = [m["expires_at"] for m in members if m["expires_at"]]
-        commits.append(
-            Commit(
-                key,
-                memory_id_for(key),
-                t["value"],
-                members,
-                min(m["valid_from"] for m in members),
-                min(expiries) if expiries else None,
-                t["target"],
-            )
-        )
-    for head, dups in sorted(heads.items()):
-        h = sources[head]
-        members = [h] + [sources[d] for d in dups]
-        commits.append(
-            Commit(
-                _key(h, tenant_id, h["claim_key"]),
-                h["memory_id"],
-                h["value"],
-                members,
-                h["valid_from"],
-                h["expires_at"],
-                head,
-            )
-        )
-    rewritten = {c.memory_id for c in commits}
-    retire = [
-        sources[s]
-        for s, d in sorted(disp.items())
-        if d["disposition"] in ("merge", "duplicate") and sources[s]["memory_id"] not in rewritten
-    ]
-    return commits, retire
 
 
 def _refuse_unless_publishable(
@@ -298,17 +217,9 @@ def _apply(
     keys = {c.memory_id: c.key for c in commits}
     if len(keys) != len(commits):
         raise CurateRefused("target_collision", "two targets of the plan are one fact")
-    keys.update({r["memory_id"]: _key(r, run.tenant_id, r["claim_key"]) for r in retire})
-    locked = lock_facts(conn, keys, now)
-    current = _projection(conn, sorted(keys))
-    stale = [r["source"] for r in retire if current.get(r["memory_id"]) != r["version"]]
-    for c in commits:
-        own = {m["memory_id"]: m["version"] for m in c.members}
-        for m in c.members:
-            if current.get(m["memory_id"]) != m["version"]:
-                stale.append(m["source"])
-        if c.memory_id in current and own.get(c.memory_id) != current[c.memory_id]:
-            stale.append(f"{c.memory_id}:{current[c.memory_id]}")  # a fact outside the plan
+    keys.update({r["memory_id"]: fact_key_of(r, run.tenant_id, r["claim_key"]) for r in retire})
+    locked = lock_fact_keys(conn, keys, now)
+    stale = stale_sources(commits, retire, _projection(conn, sorted(keys)))
     if stale:
         raise CurateRefused(
             "snapshot_stale",
@@ -316,20 +227,7 @@ def _apply(
             f"(e.g. {sorted(set(stale))[:5]}); take a new snapshot",
         )
     support = _support(conn, [(m["memory_id"], m["version"]) for c in commits for m in c.members])
-    versions = [
-        CuratedVersion(
-            fact_row=locked[c.memory_id],
-            value=c.value,
-            # what supports the members now: the snapshot's evidence plus any repeat of the
-            # same claim the gate recorded since (a NOOP adds evidence, not a version)
-            evidence=[p for m in c.members for p in support[(m["memory_id"], m["version"])]],
-            formation_id=sha256_hex(jcs({"curate_run": run.run_id, "formation": c.label})),
-            valid_from=_ts(c.valid_from) or now,
-            expires_at=_ts(c.expires_at),
-            derived_from=[m["source"] for m in c.members],
-        )
-        for c in commits
-    ]
+    versions = [_formed(c, locked[c.memory_id], support, run.run_id, now) for c in commits]
     written = {
         "commit": commit_new_versions(conn, versions, now),
         "retire": retire_versions(
@@ -338,11 +236,33 @@ def _apply(
             [(r["memory_id"], r["version"]) for r in retire],
             now,
             reason="curated",
+            actions_reason="curate_retired",
         ),
     }
     _spans(conn, [(v, c.evidence) for v, c in zip(written["commit"], commits, strict=True)])
     _record(conn, run.run_id, "publish", written, now)
     return written
+
+
+def _formed(
+    c: Commit,
+    fact_row: dict[str, Any],
+    support: dict[tuple[str, int], list[tuple[str, int]]],
+    run_id: str,
+    now: datetime,
+) -> CuratedVersion:
+    """A plan's commit as the version it forms on its locked fact key."""
+    return CuratedVersion(
+        fact_row=fact_row,
+        value=c.value,
+        # what supports the members now: the snapshot's evidence plus any repeat of the same
+        # claim the gate recorded since (a NOOP adds evidence, not a version)
+        evidence=[p for m in c.members for p in support[(m["memory_id"], m["version"])]],
+        formation_id=sha256_hex(jcs({"curate_run": run_id, "formation": c.label})),
+        valid_from=parse_ts(c.valid_from) or now,
+        expires_at=parse_ts(c.expires_at),
+        derived_from=[m["source"] for m in c.members],
+    )
 
 
 def _support(
@@ -466,73 +386,54 @@ def restore(
     after = {w.memory_id: w.version for w in published if w.action == "commit"}
     ids = sorted({w.memory_id for w in published})
     snap = {i["memory_id"]: i for i in items}
-    rows = (
-        {
-            r.memory_id: {
-                k: getattr(r, k)
-                for k in (
-                    "tenant_id",
-                    "subject_id",
-                    "scope_kind",
-                    "scope_key",
-                    "kind",
-                    "normalized_key",
-                    "claim_key",
-                )
-            }
-            for r in conn.execute(
-                select(fact_keys).where(in_list(conn, fact_keys.c.memory_id, ids))
-            )
-        }
-        if ids
-        else {}
-    )
-    locked = lock_facts(conn, rows, now)
-    current = _projection(conn, ids)
+    locked = lock_fact_keys(conn, _stored_fact_keys(conn, ids), now)
     active = _active_messages(conn, run.tenant_id, [snap[m] for m in ids if m in snap])
-    back: list[tuple[CuratedVersion, dict[str, Any]]] = []
-    withdraw: list[tuple[str, int]] = []
-    skipped: list[str] = []
-    for mid in ids:
-        if current.get(mid) != after.get(mid):
-            skipped.append(f"{mid}: moved since publish")
-            continue
-        item = snap.get(mid)
-        evidence = [
-            (e["message_id"], e["revision"])
-            for e in (item["evidence"] if item else [])
-            if (e["message_id"], e["revision"]) in active
-        ]
-        if item is not None and evidence:
-            version = CuratedVersion(
-                fact_row=locked[mid],
-                value=item["value"],
-                evidence=evidence,
-                formation_id=sha256_hex(
-                    jcs({"curate_rollback": run.run_id, "source": item["source"]})
-                ),
-                valid_from=_ts(item["valid_from"]) or now,
-                expires_at=_ts(item["expires_at"]),
-                derived_from=[item["source"]],
-            )
-            back.append((version, item))
-        elif mid in current:
-            withdraw.append((mid, current[mid]))
-            if item is not None:
-                skipped.append(f"{mid}: its evidence was revoked; not restored")
+    plan = restoration(ids, after, _projection(conn, ids), snap, active)
+    back = [
+        CuratedVersion(
+            fact_row=locked[mid],
+            value=item["value"],
+            evidence=evidence,
+            formation_id=sha256_hex(jcs({"curate_rollback": run.run_id, "source": item["source"]})),
+            valid_from=parse_ts(item["valid_from"]) or now,
+            expires_at=parse_ts(item["expires_at"]),
+            derived_from=[item["source"]],
+        )
+        for mid, item, evidence in plan.back
+    ]
     written = {
-        "commit": commit_new_versions(conn, [v for v, _ in back], now),
-        "retire": retire_versions(conn, run.tenant_id, withdraw, now, reason="curate_rolled_back"),
+        "commit": commit_new_versions(conn, back, now),
+        "retire": retire_versions(
+            conn,
+            run.tenant_id,
+            plan.withdraw,
+            now,
+            reason="curate_rolled_back",
+            actions_reason="curate_retired",
+        ),
     }
     _spans(
         conn,
-        [(ref, item["evidence"]) for ref, (_, item) in zip(written["commit"], back, strict=True)],
+        [
+            (ref, item["evidence"])
+            for ref, (_, item, _) in zip(written["commit"], plan.back, strict=True)
+        ],
     )
     _record(conn, run.run_id, "rollback", written, now)
     return {
         "restored": len(written["commit"]),
         "withdrawn": len(written["retire"]),
-        "skipped": skipped,
+        "skipped": plan.skipped,
+    }
+
+
+def _stored_fact_keys(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The fact keys of existing memories, by memory_id."""
+    if not ids:
+        return {}
+    return {
+        r.memory_id: {k: getattr(r, k) for k in FACT_KEY_COLUMNS}
+        for r in conn.execute(select(fact_keys).where(in_list(conn, fact_keys.c.memory_id, ids)))
     }
 
 

@@ -160,12 +160,10 @@ def _settle(
     targets: list[dict[str, Any]],
     disagreements: list[dict[str, Any]],
 ) -> None:
-    values = [m["value"] for m in cluster]
-    folded = [fold_text(str(v), Level.SPACE) for v in values]
-    chain = any(_CHANGE.search(v) for v in folded)
-    conflict = len({_negated(v) for v in values}) > 1 or len({_numbers(v) for v in values}) > 1
-    if chain or conflict:
-        reason = "superseded_chain" if chain else "conflict"
+    """One cluster of near-duplicates: review when they disagree, else duplicates of the
+    earliest, else a merge into a claim every member's evidence says, else review."""
+    reason = _disagreement([m["value"] for m in cluster])
+    if reason is not None:
         disagreements.append(
             {
                 "reason": reason,
@@ -176,20 +174,61 @@ def _settle(
                 ],
             }
         )
-        for m in cluster:
-            out[m["source"]] = {"disposition": "review", "reason": reason}
-        return
+        _dispose(cluster, out, {"disposition": "review", "reason": reason})
+    elif not _fold_duplicates(cluster, registry, out) and not _merge(
+        cluster, registry, out, targets
+    ):
+        _dispose(
+            cluster, out, {"disposition": "review", "reason": "near_duplicate_no_common_claim"}
+        )
+
+
+def _disagreement(values: list[Any]) -> str | None:
+    """Why near-duplicates need a person: one says it changed another (a superseded
+    chain), or they disagree on a negation or a number (a conflict)."""
+    folded = [fold_text(str(v), Level.SPACE) for v in values]
+    if any(_CHANGE.search(v) for v in folded):
+        return "superseded_chain"
+    if len({_negated(v) for v in values}) > 1 or len({_numbers(v) for v in values}) > 1:
+        return "conflict"
+    return None
+
+
+def _dispose(
+    cluster: list[dict[str, Any]], out: dict[str, dict[str, Any]], disposition: dict[str, Any]
+) -> None:
+    for m in cluster:
+        out[m["source"]] = dict(disposition)
+
+
+def _fold_duplicates(
+    cluster: list[dict[str, Any]], registry: Registry, out: dict[str, dict[str, Any]]
+) -> bool:
+    """Normalised duplicates whose evidence says the earliest's value: the earliest stays,
+    the others' evidence joins it."""
     head, rest = cluster[0], cluster[1:]
-    same = {content(v) for v in values}
-    if len(same) == 1 and all(grounded_in_all(head["value"], [m], registry) for m in rest):
-        for dup in rest:  # the earliest stays; the others' evidence joins it
-            out[dup["source"]] = {
-                "disposition": "duplicate",
-                "target": head["source"],
-                "reason": "normalised_duplicate",
-            }
-        return
-    # the richest member value every member's evidence still says
+    if len({content(m["value"]) for m in cluster}) != 1:
+        return False
+    if not all(grounded_in_all(head["value"], [m], registry) for m in rest):
+        return False
+    for dup in rest:
+        out[dup["source"]] = {
+            "disposition": "duplicate",
+            "target": head["source"],
+            "reason": "normalised_duplicate",
+        }
+    return True
+
+
+def _merge(
+    cluster: list[dict[str, Any]],
+    registry: Registry,
+    out: dict[str, dict[str, Any]],
+    targets: list[dict[str, Any]],
+) -> bool:
+    """A merge into the richest member value every member's evidence still says."""
+    head = cluster[0]
+    values = [m["value"] for m in cluster]
     for value in sorted(values, key=lambda v: (-len(content(v)), str(v))):
         if grounded_in_all(value, cluster, registry):
             sources = sorted(m["source"] for m in cluster)
@@ -205,12 +244,8 @@ def _settle(
                     "sources": sources,
                 }
             )
-            for m in cluster:
-                out[m["source"]] = {
-                    "disposition": "merge",
-                    "target": target,
-                    "reason": "near_duplicate",
-                }
-            return
-    for m in cluster:
-        out[m["source"]] = {"disposition": "review", "reason": "near_duplicate_no_common_claim"}
+            _dispose(
+                cluster, out, {"disposition": "merge", "target": target, "reason": "near_duplicate"}
+            )
+            return True
+    return False

@@ -76,9 +76,15 @@ def current_items(
     ]
 
 
+Ref = tuple[str, int]  # (memory_id, version)
+SpanKey = tuple[str, int, str, int]  # (memory_id, version, message_id, revision)
+
+
 def _evidence(
-    conn: Connection, tenant_id: str, wanted: set[tuple[str, int]]
-) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    conn: Connection, tenant_id: str, wanted: set[Ref]
+) -> dict[Ref, list[dict[str, Any]]]:
+    """Each wanted version's evidence: one entry per supporting active message and known
+    sentence span, sorted."""
     links = [
         r
         for r in conn.execute(
@@ -86,7 +92,22 @@ def _evidence(
         )
         if (r.memory_id, r.version) in wanted
     ]
-    msgs = {
+    msgs = _active_messages(conn, tenant_id)
+    spans = _spans(conn, tenant_id, wanted)
+    out: dict[Ref, list[dict[str, Any]]] = defaultdict(list)
+    for link in links:
+        msg = msgs.get((link.message_id, link.revision))
+        if msg is None:
+            continue  # revoked or superseded: supports nothing any more
+        found = spans.get((link.memory_id, link.version, link.message_id, link.revision))
+        out[(link.memory_id, link.version)] += _cited(link, msg, found)
+    for evs in out.values():
+        evs.sort(key=lambda e: (e["message_id"], e["revision"], e["start"] or 0))
+    return out
+
+
+def _active_messages(conn: Connection, tenant_id: str) -> dict[tuple[str, int], Any]:
+    return {
         (r.message_id, r.revision): r
         for r in conn.execute(
             select(
@@ -97,7 +118,14 @@ def _evidence(
             ).where(messages.c.tenant_id == tenant_id, messages.c.status == MessageStatus.ACTIVE)
         )
     }
-    spans: dict[tuple[str, int, str, int], set[tuple[int, int]]] = defaultdict(set)
+
+
+def _spans(
+    conn: Connection, tenant_id: str, wanted: set[Ref]
+) -> dict[SpanKey, set[tuple[int, int]]]:
+    """Which sentence of a message supports a version: the spans its proposals (committed
+    or NOOP repeats) cited, and the spans an earlier curate publish recorded."""
+    spans: dict[SpanKey, set[tuple[int, int]]] = defaultdict(set)
     for r in conn.execute(
         select(
             proposals.c.memory_id,
@@ -122,27 +150,26 @@ def _evidence(
         ):
             if (r.memory_id, r.version) in wanted:
                 spans[(r.memory_id, r.version, r.message_id, r.revision)].add((r.start, r.end))
-    out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
-    for link in links:
-        msg = msgs.get((link.message_id, link.revision))
-        if msg is None:
-            continue  # revoked or superseded: supports nothing any more
-        said_at = rfc3339(as_utc(msg.created_at))
-        found = spans.get((link.memory_id, link.version, link.message_id, link.revision))
-        for start, end in sorted(found or {(-1, -1)}):
-            known = start >= 0
-            out[(link.memory_id, link.version)].append(
-                {
-                    "message_id": link.message_id,
-                    "revision": link.revision,
-                    "start": start if known else None,
-                    "end": end if known else None,
-                    # the sentence, for grounding and for the reader; None when no record
-                    # says which sentence it was (checks then fail closed)
-                    "quote": msg.text[start:end] if known else None,
-                    "said_at": said_at,
-                }
-            )
-    for evs in out.values():
-        evs.sort(key=lambda e: (e["message_id"], e["revision"], e["start"] or 0))
+    return spans
+
+
+def _cited(link: Any, msg: Any, found: set[tuple[int, int]] | None) -> list[dict[str, Any]]:
+    """The evidence entries of one supporting message: one per known span, else one with no
+    span (checks then fail closed)."""
+    said_at = rfc3339(as_utc(msg.created_at))
+    out = []
+    for start, end in sorted(found or {(-1, -1)}):
+        known = start >= 0
+        out.append(
+            {
+                "message_id": link.message_id,
+                "revision": link.revision,
+                "start": start if known else None,
+                "end": end if known else None,
+                # the sentence, for grounding and for the reader; None when no record says
+                # which sentence it was (checks then fail closed)
+                "quote": msg.text[start:end] if known else None,
+                "said_at": said_at,
+            }
+        )
     return out

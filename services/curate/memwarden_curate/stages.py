@@ -148,15 +148,7 @@ def make_plan(
     engine = engine or get_engine()
     with unit_of_work(engine) as uow:
         run = get_run(uow.conn, run_id, principal.tenant_id)
-        allow(principal, Scope.ADMIN, run.tenant_id)
-        if principal.principal_id != run.planner:
-            raise CurateRefused("not_the_planner", f"run {run_id} is planned by {run.planner}")
-        if run.stage not in (Stage.SNAPSHOT, Stage.PLANNING):
-            raise CurateRefused("already_planned", f"run {run_id} is at stage {run.stage}")
-        if run.rewriter and run.rewriter != rewriter.name:
-            raise CurateRefused(
-                "rewriter_changed", f"run {run_id} was planned by {run.rewriter}; resume with it"
-            )
+        _refuse_unless_plannable(principal, run, rewriter)
         done = {r.batch_no for r in ledger(uow.conn, run_id) if r.entry == "batch"}
         todo = batches(items_of(run), run.batch_size)
         set_stage(uow.conn, run_id, Stage.PLANNING, utcnow(), rewriter=rewriter.name)
@@ -170,23 +162,7 @@ def make_plan(
         except RewriterStopped as exc:
             stopped = str(exc) or "stopped"
             break
-        try:
-            with unit_of_work(engine) as uow:
-                append(
-                    uow.conn,
-                    run_id,
-                    "batch",
-                    {**body, "batch_no": batch_no, "rewriter": rewriter.name},
-                    author=principal.principal_id,
-                    now=utcnow(),
-                    batch_no=batch_no,
-                    tokens=tokens,
-                )
-                uow.commit()
-        except IntegrityError:
-            # another plan of this run appended first (the batch, or the same seq): the
-            # ledger keeps the first; anything left over is picked up by the next resume
-            continue
+        _append_batch(engine, principal, run_id, rewriter, batch_no, body, tokens)
     with unit_of_work(engine) as uow:
         finished = {r.batch_no for r in ledger(uow.conn, run_id) if r.entry == "batch"}
         complete = finished >= set(range(len(todo)))
@@ -200,6 +176,47 @@ def make_plan(
         out = status(uow.conn, get_run(uow.conn, run_id))
         uow.commit()
     return out
+
+
+def _refuse_unless_plannable(principal: Principal, run: Any, rewriter: Rewriter) -> None:
+    allow(principal, Scope.ADMIN, run.tenant_id)
+    if principal.principal_id != run.planner:
+        raise CurateRefused("not_the_planner", f"run {run.run_id} is planned by {run.planner}")
+    if run.stage not in (Stage.SNAPSHOT, Stage.PLANNING):
+        raise CurateRefused("already_planned", f"run {run.run_id} is at stage {run.stage}")
+    if run.rewriter and run.rewriter != rewriter.name:
+        raise CurateRefused(
+            "rewriter_changed", f"run {run.run_id} was planned by {run.rewriter}; resume with it"
+        )
+
+
+def _append_batch(
+    engine: Engine,
+    principal: Principal,
+    run_id: str,
+    rewriter: Rewriter,
+    batch_no: int,
+    body: dict[str, Any],
+    tokens: Any,
+) -> None:
+    """One finished batch into the ledger, in its own transaction."""
+    try:
+        with unit_of_work(engine) as uow:
+            append(
+                uow.conn,
+                run_id,
+                "batch",
+                {**body, "batch_no": batch_no, "rewriter": rewriter.name},
+                author=principal.principal_id,
+                now=utcnow(),
+                batch_no=batch_no,
+                tokens=tokens,
+            )
+            uow.commit()
+    except IntegrityError:
+        # another plan of this run appended first (the batch, or the same seq): the ledger
+        # keeps the first; anything left over is picked up by the next resume
+        pass
 
 
 def check_plan(
@@ -228,30 +245,6 @@ def check_plan(
         out = status(uow.conn, get_run(uow.conn, run_id))
         uow.commit()
     return {**out, "problems": found}
-
-
-def edit_plan(
-    principal: Principal,
-    run_id: str,
-    *,
-    dispositions: list[dict[str, Any]],
-    targets: list[dict[str, Any]] | None = None,
-    engine: Engine | None = None,
-) -> dict[str, Any]:
-    """Append an edit; the plan hash changes, which voids every earlier sign-off."""
-    with unit_of_work(engine or get_engine()) as uow:
-        run = get_run(uow.conn, run_id, principal.tenant_id)
-        allow(principal, Scope.ADMIN, run.tenant_id)
-        if run.stage in (Stage.SNAPSHOT, Stage.PLANNING):
-            raise CurateRefused("not_planned", f"run {run_id} has no finished plan to edit")
-        if run.stage in CLOSED:
-            raise CurateRefused("closed", f"run {run_id} is {run.stage}; plans are frozen")
-        body = {"dispositions": dispositions, "targets": targets or []}
-        append(uow.conn, run_id, "edit", body, author=principal.principal_id, now=utcnow())
-        set_stage(uow.conn, run_id, Stage.PLANNED, utcnow())
-        out = status(uow.conn, get_run(uow.conn, run_id))
-        uow.commit()
-    return out
 
 
 class PlanReviewer(Protocol):
@@ -290,19 +283,7 @@ def review_plan(
                 f"review refused: the plan does not pass the check ({len(found)} problems)",
                 found,
             )
-
-        rewriter_model = _model_of(run.rewriter)
-        if rewriter_model is not None:
-            if reviewer is None:
-                raise CurateRefused(
-                    "reviewer_model_required",
-                    "review refused: a model wrote this plan; another model must review it",
-                )
-            if reviewer.model == rewriter_model:
-                raise CurateRefused(
-                    "reviewer_is_rewriter",
-                    f"review refused: {reviewer.model} wrote the plan and cannot review it",
-                )
+        _refuse_reviewer(run, reviewer)
         objections = reviewer.review(items_of(run), folded) if reviewer else []
         verdict = "approved" if approve and not objections else "changes_requested"
         add_signoff(
@@ -321,6 +302,23 @@ def review_plan(
         out = status(uow.conn, get_run(uow.conn, run_id))
         uow.commit()
     return {**out, "verdict": verdict, "objections": objections}
+
+
+def _refuse_reviewer(run: Any, reviewer: PlanReviewer | None) -> None:
+    """A model-written plan is reviewed by another model."""
+    rewriter_model = _model_of(run.rewriter)
+    if rewriter_model is None:
+        return
+    if reviewer is None:
+        raise CurateRefused(
+            "reviewer_model_required",
+            "review refused: a model wrote this plan; another model must review it",
+        )
+    if reviewer.model == rewriter_model:
+        raise CurateRefused(
+            "reviewer_is_rewriter",
+            f"review refused: {reviewer.model} wrote the plan and cannot review it",
+        )
 
 
 def _model_of(rewriter: str | None) -> str | None:

@@ -21,7 +21,8 @@ from memwarden_shared.delivery.consume import consume
 from memwarden_shared.delivery.outbox import order_seq, queue_events
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state.candidates import queue_candidates
-from memwarden_shared.store.db import Batch, get_engine, in_offset, pairs_in, unit_of_work, utcnow
+from memwarden_shared.store.db import Batch, get_engine, in_offset, unit_of_work, utcnow
+from memwarden_shared.store.dialect import pairs_in
 from memwarden_shared.store.schema import messages
 
 CONSUMER = Stage.EXTRACTOR.value

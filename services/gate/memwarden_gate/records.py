@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from memwarden_gate.commit import receipt_body
 from memwarden_gate.decide import Verdict
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import claim_key, jcs, memory_id_for, sha256_hex
@@ -25,10 +24,17 @@ from memwarden_shared.contract.models import (
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.contract.tenant_registry import registry_for
 from memwarden_shared.observe import metrics
-from memwarden_shared.store.db import dumps, insert_ignore, utcnow
+from memwarden_shared.store.db import dumps, utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import receipts, rejected_submissions
 
 log = logging.getLogger("memwarden.gate")
+
+
+def receipt_body(receipt: Receipt) -> str:
+    """The receipt's stored form: its canonical JSON (RFC 8785)."""
+    return jcs(receipt.model_dump(mode="json")).decode("utf-8")
+
 
 STATE_FOR = {
     Decision.COMMIT: ProposalState.COMMITTED,

@@ -23,7 +23,8 @@ from memwarden_shared.contract.tenant_registry import registry_for
 from memwarden_shared.state import memory_state, provenance
 from memwarden_shared.state.auth import Principal, Scope, authorize
 from memwarden_shared.state.memory_state import NewVersion
-from memwarden_shared.store.db import as_utc, get_engine, lock_fact_key, unit_of_work, utcnow
+from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import lock_rows
 from memwarden_shared.store.schema import approvals, current_memories, proposals
 
 
@@ -79,9 +80,7 @@ def _frozen(conn: Connection, tenant_id: str, proposal_id: str) -> Any:
     stmt = select(proposals).where(
         proposals.c.tenant_id == tenant_id, proposals.c.proposal_id == proposal_id
     )
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    return conn.execute(stmt).first()
+    return conn.execute(lock_rows(conn, stmt)).first()
 
 
 def _audit(
@@ -149,7 +148,8 @@ def approve(
             "normalized_key": row.normalized_key,
             "claim_key": claim_key(json.loads(row.value_json), bool(spec and spec.multi_valued)),
         }
-        fact_row = lock_fact_key(conn, key, memory_id_for(key))
+        memory_id = memory_id_for(key)
+        fact_row = memory_state.lock_fact_keys(conn, {memory_id: key}, now)[memory_id]
         if int(fact_row["current_version"]) != int(row.expected_version or 0):
             memory_state.settle_proposal(conn, row.id, ProposalState.CONFLICTED)
             _audit(

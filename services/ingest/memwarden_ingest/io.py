@@ -7,20 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, select, text
-from sqlalchemy.dialects import postgresql, sqlite
 
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import Topic, Turn
 from memwarden_shared.delivery.outbox import emit_many, order_seq
 from memwarden_shared.detect.secret_mask import Masked, mask_secrets
-from memwarden_shared.store.db import (
-    as_utc,
-    get_engine,
-    offset_minutes,
-    pairs_in,
-    unit_of_work,
-    utcnow,
-)
+from memwarden_shared.store.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
+from memwarden_shared.store.dialect import binds_arrays, insert_ignore_stmt, pairs_in
 from memwarden_shared.store.schema import messages
 
 
@@ -170,13 +163,10 @@ def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[s
 
     ON CONFLICT DO NOTHING: an identical ingest running at the same moment may store the
     same messages first; theirs stand and ours are duplicates."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     # executemany with RETURNING: compiled once and cached (SQLAlchemy sends the rows as
     # multi-row pages), where a .values(rows) statement is compiled anew for every batch
-    stmt = (
-        dialect_insert(messages)
-        .on_conflict_do_nothing(index_elements=["tenant_id", "message_id", "revision"])
-        .returning(messages.c.tenant_id, messages.c.message_id, messages.c.id)
+    stmt = insert_ignore_stmt(conn, messages, ["tenant_id", "message_id", "revision"]).returning(
+        messages.c.tenant_id, messages.c.message_id, messages.c.id
     )
     return {(r.tenant_id, r.message_id): int(r.id) for r in conn.execute(stmt, rows)}
 
@@ -193,7 +183,7 @@ def _masked_columns(masked: Masked) -> dict[str, object]:
 def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
     """The latest stored turn of each session in the batch: a turn ending "my PIN is" makes
     the start of the next one a secret."""
-    if conn.dialect.name == "postgresql":
+    if binds_arrays(conn):
         return _last_session_texts_pg(conn, turns)
     out: dict[tuple[str, str], str] = {}
     for tenant_id, session_id in {(t.tenant_id, t.session_id) for t in turns}:

@@ -24,7 +24,8 @@ from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.state import provenance
 from memwarden_shared.state.curate_block import CURATE_PUBLISHING, block_reason, blocked
-from memwarden_shared.store.db import as_utc, get_engine, in_list, unit_of_work, utcnow
+from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list
 from memwarden_shared.store.schema import (
     current_memories,
     memory_evidence,

@@ -32,6 +32,7 @@ from memwarden_shared.config import get_settings
 from memwarden_shared.contract.models import Turn
 from memwarden_shared.contract.turn_lines import BOM, parse_line
 from memwarden_shared.store.db import dumps, unit_of_work, utcnow
+from memwarden_shared.store.dialect import lock_rows
 from memwarden_shared.store.schema import replay_chunks, replay_runs
 
 log = logging.getLogger("memwarden.replay")
@@ -88,9 +89,8 @@ def _claim(engine: Engine, run_id: str, chunk_no: int) -> Claim | None:
     with unit_of_work(engine) as uow:
         conn = uow.conn
         stmt = select(replay_chunks).where(c.run_id == run_id, c.chunk_no == chunk_no)
-        if uow.dialect == "postgresql":
-            stmt = stmt.with_for_update(skip_locked=True)  # held by a worker finishing it
-        row = conn.execute(stmt).first()
+        # skip locked: a worker finishing the chunk holds its row
+        row = conn.execute(lock_rows(conn, stmt, skip_locked=True)).first()
         if row is None or row.done_at or row.failed_at:
             return None
         if row.claimed_until and row.claimed_until > now:
@@ -271,9 +271,7 @@ def _still_ours(conn: Connection, claim: Claim) -> bool:
     stmt = select(c.claim_token, c.done_at).where(
         c.run_id == claim.run_id, c.chunk_no == claim.chunk_no
     )
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    row = conn.execute(stmt).one()
+    row = conn.execute(lock_rows(conn, stmt)).one()
     return row.claim_token == claim.token and row.done_at is None
 
 

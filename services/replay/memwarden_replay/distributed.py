@@ -36,6 +36,7 @@ from memwarden_replay.io import ReplayOptions, ReplayRefused, extractor_for, ope
 from memwarden_replay.tally import PROBLEMS_KEPT, Tally, report
 from memwarden_shared.config import get_settings
 from memwarden_shared.store.db import dumps, unit_of_work, utcnow
+from memwarden_shared.store.dialect import hold_rows, lock_rows
 from memwarden_shared.store.schema import (
     replay_checkpoints,
     replay_chunks,
@@ -114,13 +115,8 @@ def _record_plan(engine: Engine, options: ReplayOptions, planned: ChunkPlan) -> 
     tally = Tally(bad_lines=planned.bad_lines, problems=planned.problems)
     with unit_of_work(engine) as uow:
         conn = uow.conn
-        if conn.dialect.name == "postgresql":
-            # two coordinators started at once: one records the plan, the other finds it
-            conn.execute(
-                select(replay_runs.c.run_id)
-                .where(replay_runs.c.run_id == options.run_id)
-                .with_for_update()
-            )
+        # two coordinators started at once: one records the plan, the other finds it
+        hold_rows(conn, select(replay_runs.c.run_id).where(replay_runs.c.run_id == options.run_id))
         existing = plan_row(conn, options.run_id)
         if existing is not None:
             return _plan_json(existing)
@@ -204,9 +200,8 @@ def dispatch(
     if queue_busy is not None and queue_busy():
         stmt = stmt.where(c.c.published_at.is_(None) | c.c.claimed_until.isnot(None))
     with unit_of_work(engine) as uow:
-        if uow.dialect == "postgresql":
-            # a worker finishing the chunk holds its row: skip it rather than wait
-            stmt = stmt.with_for_update(of=c, skip_locked=True)
+        # a worker finishing the chunk holds its row: skip it rather than wait
+        stmt = lock_rows(uow.conn, stmt, of=c, skip_locked=True)
         due = list(uow.conn.execute(stmt).scalars())
         if due:
             uow.conn.execute(

@@ -40,7 +40,8 @@ from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.detect.secret_mask import mask_secrets
-from memwarden_shared.store.db import dumps, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import dumps, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore, lock_rows
 from memwarden_shared.store.schema import (
     messages,
     replay_checkpoints,
@@ -391,9 +392,7 @@ def _advance(conn: Connection, run_id: str, batch: Batch, tally: Tally) -> None:
     process is replaying the same run, and this one stops rather than count twice."""
     where = (replay_checkpoints.c.run_id == run_id, replay_checkpoints.c.path == batch.path)
     stmt = select(replay_checkpoints.c.byte_offset).where(*where)
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()  # SQLite: the transaction already holds the write lock
-    at = conn.execute(stmt).scalar()
+    at = conn.execute(lock_rows(conn, stmt)).scalar()
     if (at or 0) != batch.start:
         raise ReplayRefused(f"run {run_id} moved on elsewhere ({batch.path} at byte {at})")
     now = utcnow()

@@ -18,7 +18,8 @@ from memwarden_shared.detect.secret_mask import mask_secrets
 from memwarden_shared.state import memory_state
 from memwarden_shared.state.candidates import candidate_values, erase_candidates_for_message
 from memwarden_shared.state.erasure import forget_text
-from memwarden_shared.store.db import as_utc, get_engine, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import current_memories, messages, proposals, suppressions
 
 

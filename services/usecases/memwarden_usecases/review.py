@@ -12,7 +12,8 @@ from memwarden_gate.review import approve as _approve
 from memwarden_gate.review import pending as _pending
 from memwarden_gate.review import reject as _reject
 from memwarden_shared.state.auth import Principal
-from memwarden_shared.store.db import insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import messages, proposals, tenant_policies
 
 __all__ = [

@@ -17,7 +17,8 @@ from memwarden_shared.delivery.consume import ConsumeResult, consume
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe import metrics
 from memwarden_shared.remote.embedders import current_embedder
-from memwarden_shared.store.db import get_engine, in_list, insert_ignore, unit_of_work, utcnow
+from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import hold_rows, in_list, insert_ignore
 from memwarden_shared.store.schema import (
     current_memories,
     fact_keys,
@@ -124,14 +125,15 @@ def _share_fact_keys(conn: Connection, ids: list[str]) -> None:
     memories (which holds the key FOR UPDATE) cannot slip between our read of the projection
     and our write, or a late sink would index a version just revoked. (SQLite: the
     transaction holds the database write lock already.)"""
-    if conn.dialect.name != "postgresql" or not ids:
+    if not ids:
         return
-    conn.execute(
+    hold_rows(
+        conn,
         select(fact_keys.c.id)
         .where(in_list(conn, fact_keys.c.memory_id, ids))
-        .order_by(fact_keys.c.memory_id)
-        .with_for_update(read=True)
-    ).all()
+        .order_by(fact_keys.c.memory_id),
+        read=True,
+    )
 
 
 def _projection(

@@ -17,7 +17,8 @@ from sqlalchemy import Connection, delete, func, select, update
 
 from memwarden_shared.delivery.retry import error_class, redacted
 from memwarden_shared.observe import metrics
-from memwarden_shared.store.db import in_list, insert_ignore, utcnow
+from memwarden_shared.store.db import utcnow
+from memwarden_shared.store.dialect import in_list, insert_ignore
 from memwarden_shared.store.schema import dead_letters, outbox, processed_events
 
 log = logging.getLogger("memwarden.deadletter")

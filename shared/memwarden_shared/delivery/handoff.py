@@ -28,6 +28,7 @@ from memwarden_shared.delivery.events import OutboxEvent
 from memwarden_shared.delivery.publish import celery_publisher, send_events
 from memwarden_shared.delivery.queues import BusyQueues, redis_busy_queues
 from memwarden_shared.delivery.retry import redacted
+from memwarden_shared.store.dialect import is_embedded_store
 
 log = logging.getLogger("memwarden.handoff")
 
@@ -36,9 +37,7 @@ def enabled(conn: Connection) -> bool:
     """Hand off on this connection: PostgreSQL (the distributed store), a broker, and the
     setting on."""
     settings = get_settings()
-    return (
-        conn.dialect.name == "postgresql" and bool(settings.broker_url) and settings.direct_handoff
-    )
+    return not is_embedded_store(conn) and bool(settings.broker_url) and settings.direct_handoff
 
 
 _busy_reader: tuple[str, BusyQueues | None] | None = None  # (broker URL, its reader)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sqlalchemy import text
-from sqlalchemy.dialects import sqlite
 
 from memwarden_shared.store.db import Batch, Step, utcnow
+from memwarden_shared.store.dialect import binds_arrays, insert_ignore_stmt
 from memwarden_shared.store.schema import processed_events
 
 # One array parameter: a statement of fixed text whatever the batch size, where a multi-row
@@ -29,16 +29,14 @@ def queue_first_deliveries(batch: Batch, consumer: str, event_keys: list[str]) -
     if not keys:
         return None
     now = utcnow()
-    if batch.conn.dialect.name == "postgresql":
+    if binds_arrays(batch.conn):
         params = {"consumer": consumer, "now": now, "keys": keys}
         return batch.add("inbox.first", lambda _conn: text(_FIRST_PG), params)
     return batch.add(
         "inbox.first",
-        lambda _conn: (
-            sqlite.insert(processed_events)
-            .on_conflict_do_nothing(index_elements=["consumer", "event_key"])
-            .returning(processed_events.c.event_key)
-        ),
+        lambda conn: insert_ignore_stmt(
+            conn, processed_events, ["consumer", "event_key"]
+        ).returning(processed_events.c.event_key),
         [{"consumer": consumer, "event_key": k, "processed_at": now} for k in keys],
     )
 

@@ -21,14 +21,13 @@ from memwarden_shared.contract.models import FEED_ONLY_TOPICS, Topic
 from memwarden_shared.delivery import handoff
 from memwarden_shared.delivery.events import OutboxEvent, event_of_row
 from memwarden_shared.delivery.pipeline import idle_topics
-from memwarden_shared.store.db import (
-    AFTER_COMMIT,
-    Batch,
-    after_commit,
-    dumps,
+from memwarden_shared.store.db import AFTER_COMMIT, Batch, after_commit, dumps, utcnow
+from memwarden_shared.store.dialect import (
+    binds_arrays,
+    has_notify,
     in_list,
     in_param,
-    utcnow,
+    lock_rows,
 )
 from memwarden_shared.store.schema import dead_letters, outbox
 
@@ -74,7 +73,7 @@ def queue_events(batch: Batch, events: list[Event]) -> None:
     if not rows:
         return
     batch.add("outbox.emit", lambda _conn: outbox.insert(), rows)
-    if batch.conn.dialect.name == "postgresql":
+    if has_notify(batch.conn):
         # Delivered at commit (and dropped on rollback): relays waiting in LISTEN wake at once
         # instead of at their next poll. Polling stays the guarantee.
         batch.add("outbox.notify", lambda _conn: text(f"NOTIFY {NOTIFY_CHANNEL}"))
@@ -175,7 +174,7 @@ def claim_batch(
     """
     now = now or utcnow()
     overdue = now - timedelta(seconds=redeliver_seconds)
-    if conn.dialect.name == "postgresql":
+    if binds_arrays(conn):
         return _claim_in_one_statement(
             conn,
             limit,
@@ -202,9 +201,7 @@ def claim_batch(
         stmt = select(outbox).where(where, free).order_by(outbox.c.id).limit(room)
         if waiting_topics:
             stmt = stmt.where(outbox.c.topic.not_in(sorted(waiting_topics)))
-        if conn.dialect.name == "postgresql":
-            stmt = stmt.with_for_update(skip_locked=True)
-        found.extend(_event(r) for r in conn.execute(stmt))
+        found.extend(_event(r) for r in conn.execute(lock_rows(conn, stmt, skip_locked=True)))
     if found:
         conn.execute(
             update(outbox)

@@ -34,7 +34,8 @@ from memwarden_shared.delivery.pipeline import ROUTES, busy_topics, idle_topics
 from memwarden_shared.delivery.publish import Publisher, send_events
 from memwarden_shared.delivery.queues import BusyQueues
 from memwarden_shared.delivery.retry import backoff_delays, is_transient, redacted
-from memwarden_shared.store.db import in_list, unit_of_work
+from memwarden_shared.store.db import unit_of_work
+from memwarden_shared.store.dialect import has_notify, in_list
 from memwarden_shared.store.schema import outbox
 from memwarden_shared.store.tenant_scope import all_tenants
 
@@ -219,7 +220,7 @@ class Listener:
         self.poll_seconds = poll_seconds
         self.stop = stop
         self.conn: Any = None
-        self.enabled = engine.dialect.name == "postgresql"
+        self.enabled = has_notify(engine)
         self._failing = False
 
     def _subscribe(self) -> Any:

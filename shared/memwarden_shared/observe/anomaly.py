@@ -53,7 +53,7 @@ from memwarden_shared.state.holds import (
     holds_for,
     scope_name,
 )
-from memwarden_shared.store.db import pairs_in
+from memwarden_shared.store.dialect import pairs_in
 from memwarden_shared.store.schema import proposals, write_counts
 
 # the write_counts column each gate decision is counted in

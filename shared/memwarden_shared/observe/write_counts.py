@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ARRAY, Connection, bindparam, case, func, literal, or_, select, union
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, bindparam, case, func, literal, select
 
 from memwarden_shared.state.holds import ALL_TENANTS, Hold, hold_from
-from memwarden_shared.store.db import Batch, Step, in_param
+from memwarden_shared.store.db import Batch, Step
+from memwarden_shared.store.dialect import in_param, in_param_or_select, upsert
 from memwarden_shared.store.schema import messages, review_holds, write_counts
 
 BUCKETS_PER_WINDOW = 20
@@ -80,11 +80,11 @@ def add_counts(
 
 
 def _add_counts_stmt(conn: Connection) -> Any:
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = dialect_insert(write_counts)
-    return stmt.on_conflict_do_update(
-        index_elements=["scope", "tenant_id", "counted_at", "writer"],
-        set_={col: write_counts.c[col] + stmt.excluded[col] for col in COUNT_COLUMNS},
+    return upsert(
+        conn,
+        write_counts,
+        ["scope", "tenant_id", "counted_at", "writer"],
+        lambda new: {col: write_counts.c[col] + new[col] for col in COUNT_COLUMNS},
     )
 
 
@@ -154,13 +154,9 @@ def _session_scopes(conn: Connection) -> Any:
 
 
 def _named(conn: Connection, column: Any) -> Any:
-    """``column`` is one of the given scopes or a session scope of the batch's messages.
-    On PostgreSQL one semi-join over a UNION, so the (scope, …) index serves both; an OR of
-    the two would scan the table."""
-    if conn.dialect.name == "postgresql":
-        given = select(func.unnest(bindparam("scopes", type_=ARRAY(column.type))))
-        return column.in_(union(given, _session_scopes(conn)))
-    return or_(in_param(conn, column, "scopes"), column.in_(_session_scopes(conn)))
+    """``column`` is one of the given scopes or a session scope of the batch's messages, as
+    one condition the (scope, …) index serves (see ``in_param_or_select``)."""
+    return in_param_or_select(conn, column, "scopes", _session_scopes(conn))
 
 
 def _sessions_stmt(conn: Connection) -> Any:

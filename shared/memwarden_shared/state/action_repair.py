@@ -23,7 +23,7 @@ from sqlalchemy import Connection, select, update
 from memwarden_shared.contract.models import Topic
 from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.state.retraction import subscribe
-from memwarden_shared.store.db import in_list
+from memwarden_shared.store.dialect import in_list, lock_rows
 from memwarden_shared.store.schema import action_uses, actions
 
 
@@ -85,9 +85,7 @@ def cancel_actions_using(
     if not ids:
         return []
     stmt = select(actions).where(in_list(conn, actions.c.action_id, ids))
-    stmt = stmt.order_by(actions.c.action_id)
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
+    stmt = lock_rows(conn, stmt.order_by(actions.c.action_id))
     changed = []
     events: list[tuple[Topic, str, str, dict[str, Any]]] = []
     for row in conn.execute(stmt).mappings().all():

@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.store.db import utcnow
+from memwarden_shared.store.dialect import lock_rows
 from memwarden_shared.store.schema import principals
 from memwarden_shared.store.tenant_scope import all_tenants
 
@@ -140,9 +141,8 @@ def _require(conn: Connection, tenant_id: str, principal_id: str) -> Any:
     stmt = select(principals).where(
         principals.c.tenant_id == tenant_id, principals.c.principal_id == principal_id
     )
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()  # a concurrent rotate or disable waits for this one
-    row = conn.execute(stmt).first()
+    # a concurrent rotate or disable waits for this one
+    row = conn.execute(lock_rows(conn, stmt)).first()
     if row is None:
         raise UnknownPrincipal(f"no principal {principal_id} in tenant {tenant_id}")
     return row

@@ -13,7 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, exists, func, select
 
-from memwarden_shared.store.db import Batch, dumps, insert_ignore_stmt, pairs_in, utcnow
+from memwarden_shared.store.db import Batch, dumps, utcnow
+from memwarden_shared.store.dialect import insert_ignore_stmt, pairs_in
 from memwarden_shared.store.schema import proposal_candidates, proposals
 
 

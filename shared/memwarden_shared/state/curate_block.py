@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, exists, or_, select
 
-from memwarden_shared.store.db import insert_ignore
+from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import curate_blocks
 
 CURATE_PUBLISHING = "curate_publishing"

@@ -17,9 +17,9 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Connection, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
-from memwarden_shared.store.db import dumps, in_list
+from memwarden_shared.store.db import dumps
+from memwarden_shared.store.dialect import in_list, upsert
 from memwarden_shared.store.schema import review_holds
 
 # The tenant of a hold that applies to every tenant (a rolled-back extractor version).
@@ -124,7 +124,6 @@ def arm(
     ``ON CONFLICT … DO UPDATE … WHERE cleared_at IS NOT NULL RETURNING``: two batches that
     trip the same scope at once both reach here; exactly one gets a row back, so exactly one
     announces the hold."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     values = {
         "tenant_id": tenant_id,
         "scope": scope,
@@ -134,14 +133,17 @@ def arm(
         "cleared_at": None,
         "cleared_by": None,
     }
-    insert = dialect_insert(review_holds).values(values)
-    upsert = insert.on_conflict_do_update(
-        index_elements=["tenant_id", "scope"],
-        set_={k: insert.excluded[k] for k in ("reason", "detail", "created_at", "cleared_at")}
-        | {"cleared_by": None},
+    stmt = upsert(
+        conn,
+        review_holds,
+        ["tenant_id", "scope"],
+        lambda new: (
+            {k: new[k] for k in ("reason", "detail", "created_at", "cleared_at")}
+            | {"cleared_by": None}
+        ),
         where=review_holds.c.cleared_at.is_not(None),
-    ).returning(review_holds.c.scope)
-    return conn.execute(upsert).first() is not None
+    )
+    return conn.execute(stmt.values(values).returning(review_holds.c.scope)).first() is not None
 
 
 def clear(conn: Connection, tenant_id: str, scope: str, *, by: str, now: datetime) -> Hold | None:

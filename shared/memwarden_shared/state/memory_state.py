@@ -6,14 +6,20 @@ add evidence, take out of recall (revoke, reject, forget, needs_revalidation), e
 forgotten value, withdraw pending candidates. History is append-only; a status only ever
 leaves COMMITTED, so no transition overwrites REVOKED, FORGOTTEN or SUPERSEDED.
 
+The fact-key lock is written once, here (``queue_lock``; ``lock_memories`` and
+``lock_fact_keys`` send it at once): every writer — gate, review, revalidation, forget,
+curate — locks the fact-key rows in memory_id order, so writers may wait for each other but
+never deadlock, and a fact that does not exist yet gets its row first, so its first writers
+serialise too. Retiring a committed version is written once too (``_retire``), for a
+replacement (``commit_versions``) and for a version leaving with none (``retire_versions``).
 The gate commits a whole wave with one statement per table (``commit_versions`` takes a
-list); callers lock first (``lock_memories`` or ``shared.db.lock_fact_key``), in memory_id
-order, the order every writer uses, so writers may wait for each other but never deadlock.
+list).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,9 +27,10 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, delete, select, update
 
 from memwarden_shared.contract.models import MemoryStatus, ProposalState, Topic
-from memwarden_shared.delivery.outbox import emit, queue_events
+from memwarden_shared.delivery.outbox import emit_many, queue_events
 from memwarden_shared.state.retraction import retracted
-from memwarden_shared.store.db import Batch, dumps, in_list, in_param, insert_ignore_stmt
+from memwarden_shared.store.db import Batch, Step, dumps
+from memwarden_shared.store.dialect import in_param, insert_ignore_stmt, lock_rows, pairs_in
 from memwarden_shared.store.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
@@ -68,19 +75,72 @@ class NewVersion:
         return int(self.fact_row["current_version"]) + 1
 
 
+def queue_lock(
+    batch: Batch,
+    memory_ids: Iterable[str],
+    *,
+    create: Mapping[str, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> Step:
+    """The fact-key lock, queued on the caller's batch: create the rows of ``create``
+    (memory_id -> fact key) that do not exist yet, then lock the rows of ``memory_ids`` and
+    ``create`` in memory_id order. After ``send()`` the step's rows are the locked rows
+    (a memory_id without a row is absent)."""
+    create = create or {}
+    if create and now is None:
+        raise ValueError("creating fact-key rows needs now (their updated_at)")
+    # ON CONFLICT DO NOTHING: a concurrent writer may create the same key; either way a row
+    # exists to lock, so first writers of a new fact serialise on it (on PostgreSQL the
+    # second insert waits for the first's transaction; SQLite has one writer at a time).
+    # No conflict target: the row is unique by its fact key and by memory_id (derived from
+    # the key). With only the key's columns as arbiter, PostgreSQL raises on the memory_id
+    # index when two first writers insert at once instead of skipping the row.
+    batch.add(
+        "memory_state.new_fact_keys",
+        lambda conn: insert_ignore_stmt(conn, fact_keys),
+        [
+            {**key, "memory_id": mid, "current_version": 0, "updated_at": now}
+            for mid, key in sorted(create.items())
+        ],
+    )
+    return batch.add("memory_state.lock", _lock_statement, {"ids": sorted({*memory_ids, *create})})
+
+
+def _lock_statement(conn: Connection) -> Any:
+    # In memory_id order (on PostgreSQL LockRows sits above the sort), the order every writer
+    # uses: two writers can wait for each other but never deadlock.
+    return lock_rows(
+        conn,
+        select(fact_keys)
+        .where(in_param(conn, fact_keys.c.memory_id, "ids"))
+        .order_by(fact_keys.c.memory_id),
+    )
+
+
+def _lock_now(
+    conn: Connection,
+    memory_ids: Iterable[str],
+    create: Mapping[str, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> dict[str, dict[str, Any]]:
+    batch = Batch(conn)
+    step = queue_lock(batch, memory_ids, create=create, now=now)
+    batch.send()
+    return {r["memory_id"]: r for r in step.rows}
+
+
 def lock_memories(conn: Connection, memory_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Lock the fact-key rows of existing memories, in memory_id order; returns them."""
-    ids = sorted(set(memory_ids))
-    if not ids:
-        return {}
-    stmt = (
-        select(fact_keys)
-        .where(in_list(conn, fact_keys.c.memory_id, ids))
-        .order_by(fact_keys.c.memory_id)
-    )
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    return {r.memory_id: dict(r._mapping) for r in conn.execute(stmt)}
+    ids = set(memory_ids)
+    return _lock_now(conn, ids) if ids else {}
+
+
+def lock_fact_keys(
+    conn: Connection, keys: Mapping[str, Mapping[str, Any]], now: datetime
+) -> dict[str, dict[str, Any]]:
+    """Create the fact-key rows of ``keys`` (memory_id -> fact key) that do not exist yet,
+    then lock them all in memory_id order; returns the locked rows by memory_id."""
+    return _lock_now(conn, (), keys, now) if keys else {}
 
 
 def evidence_row(
@@ -169,48 +229,20 @@ def queue_commit_versions(
             for i in items
         ],
     )
-    replaced = [i for i in items if i.supersedes is not None]
-    if replaced:
-        # bi-temporal: the old fact stopped holding (valid_to); the system did not stop
-        # knowing it held before, so expired_at stays empty. Only a live version is retired:
-        # a REVOKED or FORGOTTEN one keeps its status.
-        batch.add(
-            "memory_state.retire_version",
-            lambda _conn: (
-                update(memory_versions)
-                .where(
-                    memory_versions.c.memory_id == bindparam("b_mid"),
-                    memory_versions.c.version == bindparam("b_ver"),
-                    memory_versions.c.status == LIVE,
-                )
-                .values(status=MemoryStatus.SUPERSEDED, valid_to=bindparam("b_to"))
-            ),
-            [{"b_mid": i.memory_id, "b_ver": i.supersedes, "b_to": i.valid_from} for i in replaced],
-        )
-        batch.add(
-            "memory_state.retire_proposal",
-            lambda _conn: (
-                update(proposals)
-                .where(
-                    proposals.c.memory_id == bindparam("b_mid"),
-                    proposals.c.memory_version == bindparam("b_ver"),
-                    proposals.c.state == ProposalState.COMMITTED,
-                )
-                .values(state=ProposalState.SUPERSEDED)
-            ),
-            [{"b_mid": i.memory_id, "b_ver": i.supersedes} for i in replaced],
-        )
-        batch.send()  # the retraction hooks below read and write through the connection
-        for i in replaced:
-            # a replaced version no longer backs actions that read it (seed 002: corrections
-            # are traced to the drafts made from the old record)
-            retracted(
-                batch.conn,
-                i.fact_row["tenant_id"],
-                [(i.memory_id, int(i.supersedes or 0))],
-                now,
-                "memory_superseded",
-            )
+    # bi-temporal: the old fact stopped holding (valid_to); the system did not stop knowing
+    # it held before, so expired_at stays empty
+    _retire(
+        batch,
+        [
+            _Retiring(i.fact_row["tenant_id"], i.memory_id, i.supersedes, valid_to=i.valid_from)
+            for i in items
+            if i.supersedes is not None
+        ],
+        now,
+        # a replaced version no longer backs actions that read it (seed 002: corrections are
+        # traced to the drafts made from the old record)
+        actions_reason="memory_superseded",
+    )
     batch.add(
         "memory_state.version",
         lambda _conn: memory_versions.insert(),
@@ -280,6 +312,148 @@ def queue_evidence(batch: Batch, rows: list[dict[str, Any]]) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _Retiring:
+    """A committed version to retire as SUPERSEDED. Replaced by a newer version: ``valid_to``
+    is when the old fact stopped holding. Leaving with no replacement: ``reason`` and
+    ``expired_at`` (when the system stopped holding it true)."""
+
+    tenant_id: str
+    memory_id: str
+    version: int
+    valid_to: datetime | None = None
+    reason: str | None = None
+    expired_at: datetime | None = None
+
+
+def _retire(batch: Batch, retiring: list[_Retiring], now: datetime, *, actions_reason: str) -> None:
+    """The one retirement of committed versions, on the caller's batch (sent here): the
+    version becomes SUPERSEDED only if still COMMITTED (a REVOKED or FORGOTTEN one keeps its
+    status), the proposals that formed it are superseded too, and the actions that read it
+    are cancelled or marked for repair. Callers hold the fact-key locks."""
+    if not retiring:
+        return
+    batch.add(
+        "memory_state.retire_version",
+        lambda _conn: (
+            update(memory_versions)
+            .where(
+                memory_versions.c.memory_id == bindparam("b_mid"),
+                memory_versions.c.version == bindparam("b_ver"),
+                memory_versions.c.status == LIVE,
+            )
+            .values(
+                status=MemoryStatus.SUPERSEDED,
+                valid_to=bindparam("b_to"),
+                status_reason=bindparam("b_reason"),
+                expired_at=bindparam("b_expired"),
+            )
+        ),
+        [
+            {
+                "b_mid": r.memory_id,
+                "b_ver": r.version,
+                "b_to": r.valid_to,
+                "b_reason": r.reason,
+                "b_expired": r.expired_at,
+            }
+            for r in retiring
+        ],
+    )
+    by_tenant: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for r in retiring:
+        by_tenant[r.tenant_id].append((r.memory_id, r.version))
+    for tenant_id, refs in sorted(by_tenant.items()):
+        # One statement per tenant on the (tenant, state) index (proposals has no memory_id
+        # index). The two lists match a superset of the pairs, but a COMMITTED proposal only
+        # ever belongs to its memory's current version, which is the one retired here.
+        batch.add(
+            "memory_state.retire_proposals",
+            lambda conn: (
+                update(proposals)
+                .where(
+                    proposals.c.tenant_id == bindparam("b_tenant"),
+                    proposals.c.state == ProposalState.COMMITTED,
+                    in_param(conn, proposals.c.memory_id, "b_mids"),
+                    in_param(conn, proposals.c.memory_version, "b_vers"),
+                )
+                .values(state=ProposalState.SUPERSEDED)
+            ),
+            {
+                "b_tenant": tenant_id,
+                "b_mids": sorted({m for m, _ in refs}),
+                "b_vers": sorted({v for _, v in refs}),
+            },
+        )
+    batch.send()  # the cancellations below read and write through the connection
+    for tenant_id, refs in sorted(by_tenant.items()):
+        retracted(batch.conn, tenant_id, refs, now, actions_reason)
+
+
+def retire_versions(
+    conn: Connection,
+    tenant_id: str,
+    refs: list[tuple[str, int]],
+    now: datetime,
+    *,
+    reason: str,
+    actions_reason: str,
+) -> list[tuple[str, int]]:
+    """Take committed versions out of recall with no replacement, as SUPERSEDED with
+    ``reason`` (history kept, projection rows dropped, the vector sink told; the actions
+    that read them repaired with ``actions_reason``). Set-based, one statement per table.
+    Returns the ones that were still committed; the others are left as they are. Callers
+    hold the fact-key locks."""
+    wanted = set(refs)
+    if not wanted:
+        return []
+    live = sorted(
+        (r.memory_id, r.version)
+        for r in conn.execute(
+            select(memory_versions.c.memory_id, memory_versions.c.version).where(
+                pairs_in(conn, memory_versions.c.memory_id, memory_versions.c.version, wanted),
+                memory_versions.c.status == LIVE,
+            )
+        )
+        if (r.memory_id, r.version) in wanted
+    )
+    _retire(
+        Batch(conn),
+        [_Retiring(tenant_id, m, v, reason=reason, expired_at=now) for m, v in live],
+        now,
+        actions_reason=actions_reason,
+    )
+    _leave_recall(conn, tenant_id, live, MemoryStatus.SUPERSEDED)
+    return live
+
+
+def _leave_recall(
+    conn: Connection, tenant_id: str, refs: list[tuple[str, int]], status: MemoryStatus
+) -> None:
+    """Drop the projection rows of versions that left recall and tell the vector sink."""
+    if not refs:
+        return
+    conn.execute(
+        delete(current_memories).where(
+            current_memories.c.memory_id == bindparam("b_mid"),
+            current_memories.c.version == bindparam("b_ver"),
+        ),
+        [{"b_mid": m, "b_ver": v} for m, v in refs],
+    )
+    emit_many(
+        conn,
+        [
+            (
+                Topic.MEMORY_REVOKED,
+                f"{m}:{v}:{status.value}",
+                tenant_id,
+                {"memory_id": m, "version": v},
+            )
+            for m, v in refs
+        ],
+    )
+
+
 def take_out_of_recall(
     conn: Connection,
     tenant_id: str,
@@ -317,18 +491,7 @@ def take_out_of_recall(
         )
         .values(state=ProposalState.REVOKED)
     )
-    conn.execute(
-        delete(current_memories).where(
-            current_memories.c.memory_id == memory_id, current_memories.c.version == version
-        )
-    )
-    emit(
-        conn,
-        Topic.MEMORY_REVOKED,
-        f"{memory_id}:{version}:{status.value}",
-        tenant_id,
-        {"memory_id": memory_id, "version": version},
-    )
+    _leave_recall(conn, tenant_id, [(memory_id, version)], status)
     for derived in conn.execute(
         select(memory_versions.c.memory_id, memory_versions.c.version).where(
             memory_versions.c.tenant_id == tenant_id,

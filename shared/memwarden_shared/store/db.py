@@ -1,12 +1,12 @@
-"""Engine, unit of work, and the dialect split (SPEC §7): Postgres row locks, SQLite BEGIN
-IMMEDIATE."""
+"""Engine, unit of work, and batches of statements (SPEC §7). What differs between
+PostgreSQL and SQLite (row locks, list parameters, insert-ignore, …) is ``store.dialect``."""
 
 from __future__ import annotations
 
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
@@ -14,30 +14,20 @@ from functools import cache
 from pathlib import Path
 from typing import Any, overload
 
-import psycopg
 from alembic import command
 from alembic.config import Config
-from psycopg.rows import dict_row
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Table,
-    and_,
-    any_,
-    bindparam,
-    create_engine,
-    event,
-    select,
-)
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
 from memwarden_shared.config import get_settings
+from memwarden_shared.store.dialect import (
+    has_row_security,
+    is_embedded_store,
+    is_embedded_url,
+    send_steps,
+)
 from memwarden_shared.store.rls import grant_app_role, require_guarded
-from memwarden_shared.store.schema import FACT_KEY_COLUMNS, fact_keys
 from memwarden_shared.store.tenant_scope import ALL_TENANTS, SETTING, current_scope
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -164,7 +154,7 @@ def engine_for(url: str) -> Engine:
     """One engine per URL per process. Never evicted: an engine dropped from a bounded cache
     is garbage-collected with its pooled connections still open (a process uses one or two
     URLs; a test session many)."""
-    if url.startswith("sqlite"):
+    if is_embedded_url(url):
         return _sqlite_engine(url)
     return _postgres_engine(url)
 
@@ -243,10 +233,6 @@ class UnitOfWork:
     def committed(self) -> bool:
         return self._committed
 
-    @property
-    def dialect(self) -> str:
-        return self.conn.dialect.name
-
 
 @contextmanager
 def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
@@ -265,76 +251,6 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
                 conn.rollback()
 
 
-def in_list(conn: Connection, column: Any, values: Iterable[Any]) -> Any:
-    """``column IN values`` that stays fast on PostgreSQL for long lists.
-
-    SQLAlchemy sends ``IN (...)`` as one parameter per value, which PostgreSQL turns into a
-    non-constant array: no hashing, every row compared with every value. One array
-    parameter (``= ANY(%s)``) is a constant at execution, hashed and index-usable.
-    """
-    values = list(values)
-    if conn.dialect.name == "postgresql":
-        return column == any_(bindparam(None, values, type_=ARRAY(column.type)))
-    return column.in_(values)
-
-
-def pairs_in(conn: Connection, a: Any, b: Any, pairs: Iterable[tuple[Any, Any]]) -> Any:
-    """A condition matching at least the given (a, b) pairs: ``a IN (...) AND b IN (...)``.
-
-    A superset: callers keep only the pairs they asked for. PostgreSQL cannot use an index
-    for a row-value ``(a, b) IN ((..), ..)`` list and compares every row against every
-    pair, which grows with the table; two scalar lists use the indexes.
-    """
-    pairs = list(pairs)
-    return and_(in_list(conn, a, {x for x, _ in pairs}), in_list(conn, b, {y for _, y in pairs}))
-
-
-def insert_ignore(
-    conn: Connection,
-    table: Table,
-    values: Mapping[str, Any] | list[dict[str, Any]],
-    conflict_columns: list[str],
-) -> None:
-    """``INSERT … ON CONFLICT DO NOTHING`` of one row or many.
-
-    Many rows go as executemany parameters, not as one ``.values([...])`` construct: the
-    statement is then compiled once and cached, whatever the batch size.
-    """
-    stmt = insert_ignore_stmt(conn, table, conflict_columns)
-    if isinstance(values, list):
-        if values:
-            conn.execute(stmt, values)
-    else:
-        conn.execute(stmt.values(values))
-
-
-def insert_ignore_stmt(conn: Connection, table: Table, conflict_columns: list[str]) -> Any:
-    """``INSERT … ON CONFLICT (conflict_columns) DO NOTHING`` in the connection's dialect."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    return dialect_insert(table).on_conflict_do_nothing(index_elements=conflict_columns)
-
-
-def lock_fact_key(conn: Connection, key: Mapping[str, str], memory_id: str) -> dict[str, Any]:
-    """Create the fact-key row if absent, then lock it; returns the locked row.
-
-    INSERT … ON CONFLICT DO NOTHING first, so even a fact that does not exist yet has a row
-    to lock and concurrent first writers serialise on it. On Postgres ``FOR UPDATE`` holds
-    the row until commit; on SQLite the transaction already holds the database write lock
-    (BEGIN IMMEDIATE), which serialises all writers.
-    """
-    insert_ignore(
-        conn,
-        fact_keys,
-        {**key, "memory_id": memory_id, "current_version": 0, "updated_at": utcnow()},
-        list(FACT_KEY_COLUMNS),
-    )
-    stmt = select(fact_keys).where(*(fact_keys.c[name] == value for name, value in key.items()))
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    row = conn.execute(stmt).mappings().one()
-    return dict(row)
-
-
 def migrate(
     engine: Engine | None = None, *, app_role: str = "", app_role_password: str = ""
 ) -> None:
@@ -348,9 +264,10 @@ def migrate(
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
+        if not is_embedded_store(conn):
             # Several workers may start at once; one migrates, the others wait and find head.
             conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7210531)")
+        if has_row_security(conn):
             # A data migration run by the owner sees every tenant (FORCE applies to owners).
             conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, ALL_TENANTS))
         config.attributes["connection"] = conn
@@ -360,15 +277,6 @@ def migrate(
             grant_app_role(conn, app_role, app_role_password)
 
 
-def in_param(conn: Connection, column: Any, name: str) -> Any:
-    """``column IN :name`` with the list given at execution, so the statement is built and
-    compiled once: one array parameter on PostgreSQL (see ``in_list``), an expanding list on
-    SQLite."""
-    if conn.dialect.name == "postgresql":
-        return column == any_(bindparam(name, type_=ARRAY(column.type)))
-    return column.in_(bindparam(name, expanding=True))
-
-
 Params = Mapping[str, Any] | list[dict[str, Any]] | None
 
 
@@ -376,7 +284,7 @@ class Step:
     """One queued statement; ``rows`` (dicts) and ``rowcount`` are there after ``send()``.
     For executemany, ``rowcount`` is the total over all parameter sets."""
 
-    __slots__ = ("_cursor", "build", "key", "params", "rowcount", "rows")
+    __slots__ = ("build", "key", "params", "rowcount", "rows")
 
     def __init__(self, key: str, build: Any, params: Params) -> None:
         self.key = key
@@ -384,12 +292,10 @@ class Step:
         self.params = params
         self.rows: list[dict[str, Any]] = []
         self.rowcount = 0
-        self._cursor: Any = None
 
 
-# (dialect, key) -> the Core statement; (key, column keys) -> psycopg SQL + bind processors.
+# (dialect, key) -> the Core statement, built once per process
 _statements: dict[tuple[str, str], Any] = {}
-_pg_compiled: dict[tuple[str, tuple[str, ...]], tuple[Any, str, dict[str, Any]]] = {}
 
 
 class Batch:
@@ -398,8 +304,9 @@ class Batch:
     On PostgreSQL they go through psycopg's pipeline on the connection under ``conn`` (the
     same transaction): one round trip for the lot instead of one each, every statement
     compiled once per process (and prepared by psycopg once it repeats). On SQLite they run
-    one after another through ``conn``. Each statement is a Core construct built once per
-    dialect by ``build(conn)`` under a fixed ``key``, so both backends run the same SQL.
+    one after another through ``conn`` (``store.dialect.send_steps``). Each statement is a
+    Core construct built once per dialect by ``build(conn)`` under a fixed ``key``, so both
+    backends run the same SQL.
     """
 
     def __init__(self, conn: Connection) -> None:
@@ -416,16 +323,8 @@ class Batch:
 
     def send(self) -> None:
         steps, self._queued = self._queued, []
-        if not steps:
-            return
-        if self.conn.dialect.name == "postgresql":
-            _send_pg(self.conn, steps)
-            return
-        for step in steps:
-            result = self.conn.execute(_statement(self.conn, step), step.params)
-            if result.returns_rows:
-                step.rows = [dict(r._mapping) for r in result]
-            step.rowcount = result.rowcount
+        if steps:
+            send_steps(self.conn, steps, [_statement(self.conn, step) for step in steps])
 
 
 def _statement(conn: Connection, step: Step) -> Any:
@@ -434,73 +333,3 @@ def _statement(conn: Connection, step: Step) -> Any:
     if stmt is None:
         stmt = _statements[key] = step.build(conn)
     return stmt
-
-
-def _pg_sql(conn: Connection, step: Step) -> tuple[Any, str, dict[str, Any]]:
-    first = step.params[0] if isinstance(step.params, list) else step.params
-    columns = tuple(first) if first else ()
-    found = _pg_compiled.get((step.key, columns))
-    if found is None:
-        stmt = _statement(conn, step)
-        if getattr(stmt, "is_insert", False):
-            compiled = stmt.compile(
-                dialect=conn.dialect, column_keys=list(columns), for_executemany=True
-            )
-        else:
-            compiled = stmt.compile(dialect=conn.dialect)
-        # a statement whose every bind is a given parameter needs no construct_params per row
-        plain = set(compiled.binds) <= set(columns)
-        found = (compiled if not plain else None, compiled.string, dict(compiled._bind_processors))
-        _pg_compiled[(step.key, columns)] = found
-    return found
-
-
-def _pg_params(compiled: Any, processors: dict[str, Any], params: Mapping[str, Any] | None) -> Any:
-    """The parameters as SQLAlchemy would send them: literal binds filled in, bind
-    processors (``UtcDateTime``) applied. No Python-side column defaults: none exist."""
-    values = compiled.construct_params(params or {}) if compiled is not None else dict(params or {})
-    for name, process in processors.items():
-        if name in values:
-            values[name] = process(values[name])
-    return values
-
-
-def _utc_row(row: dict[str, Any]) -> dict[str, Any]:
-    # what ``UtcDateTime`` does to a value read through SQLAlchemy
-    for name, value in row.items():
-        if isinstance(value, datetime):
-            row[name] = value.astimezone(UTC)
-    return row
-
-
-def _send_pg(conn: Connection, steps: list[Step]) -> None:
-    raw = conn.connection.driver_connection
-    assert raw is not None
-    try:
-        with raw.pipeline():
-            for step in steps:
-                compiled, sql, processors = _pg_sql(conn, step)
-                cursor = raw.cursor(row_factory=dict_row)
-                if isinstance(step.params, list):
-                    params = [_pg_params(compiled, processors, p) for p in step.params]
-                    cursor.executemany(sql, params)
-                else:
-                    cursor.execute(sql, _pg_params(compiled, processors, step.params))
-                step._cursor = cursor
-    except psycopg.Error as exc:
-        # Raised as SQLAlchemy raises driver errors (IntegrityError, OperationalError, ...,
-        # the SQLSTATE on .orig), so retries and refusals treat it as before; no parameters.
-        raise sa_exc.DBAPIError.instance(
-            "; ".join(step.key for step in steps),
-            None,
-            exc,
-            psycopg.Error,
-            hide_parameters=True,
-            dialect=conn.dialect,
-        ) from exc
-    for step in steps:
-        cursor, step._cursor = step._cursor, None
-        step.rowcount = cursor.rowcount
-        if cursor.description is not None:
-            step.rows = [_utc_row(r) for r in cursor.fetchall()]
-        cursor.close()

@@ -13,6 +13,7 @@ import re
 
 from sqlalchemy import Connection, text
 
+from memwarden_shared.store.dialect import has_row_security
 from memwarden_shared.store.tenant_scope import ALL_TENANTS, SETTING
 
 POLICY = "tenant_isolation"
@@ -40,7 +41,7 @@ def enable_tenant_rls(conn: Connection, table: str) -> None:
 
     FORCE makes the policy apply to the table owner too; only superusers and BYPASSRLS roles
     are exempt, which is why the processes must not connect as either."""
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     name = _ident(table)
     conn.exec_driver_sql(f"ALTER TABLE {name} ENABLE ROW LEVEL SECURITY")
@@ -53,7 +54,7 @@ def enable_tenant_rls(conn: Connection, table: str) -> None:
 
 def disable_tenant_rls(conn: Connection, table: str) -> None:
     """The downgrade of :func:`enable_tenant_rls`."""
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     name = _ident(table)
     conn.exec_driver_sql(f"DROP POLICY IF EXISTS {POLICY} ON {name}")
@@ -94,7 +95,7 @@ def unguarded_tenant_tables(conn: Connection) -> list[str]:
 
 def require_guarded(conn: Connection) -> None:
     """Raise :class:`RlsError` naming every tenant table without its policy."""
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     missing = unguarded_tenant_tables(conn)
     if missing:
@@ -113,7 +114,7 @@ def grant_app_role(conn: Connection, role: str, password: str = "") -> None:
     superuser, BYPASSRLS, or the tables' owner — the connecting role). Idempotent: run by
     every ``memwarden migrate``, so tables added by later migrations are granted too.
     """
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     name = _ident(role)
     found = conn.execute(

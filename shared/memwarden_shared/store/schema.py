@@ -29,6 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator
 
+from memwarden_shared.store.dialect import keeps_utc_offset
+
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -55,7 +57,7 @@ class UtcDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             raise ValueError("naive datetime: every timestamp must carry a UTC offset")
         utc = value.astimezone(UTC)
-        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+        return utc if keeps_utc_offset(dialect) else utc.replace(tzinfo=None)
 
     def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
         if value is None:

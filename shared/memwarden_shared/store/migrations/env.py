@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from alembic import context
 from alembic.autogenerate.api import AutogenContext
+from sqlalchemy import Connection
 
 from memwarden_shared.store.db import get_engine
+from memwarden_shared.store.dialect import alters_in_batches
 from memwarden_shared.store.schema import UtcDateTime, metadata
 
 config = context.config
@@ -21,27 +23,24 @@ def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | 
     return False
 
 
+def _upgrade(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        render_as_batch=alters_in_batches(connection),
+        render_item=render_item,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
 def run() -> None:
     connection = config.attributes.get("connection")
     if connection is not None:
-        context.configure(
-            connection=connection,
-            target_metadata=metadata,
-            render_as_batch=connection.dialect.name == "sqlite",
-            render_item=render_item,
-        )
-        with context.begin_transaction():
-            context.run_migrations()
+        _upgrade(connection)
         return
     with get_engine().connect() as conn:
-        context.configure(
-            connection=conn,
-            target_metadata=metadata,
-            render_as_batch=conn.dialect.name == "sqlite",
-            render_item=render_item,
-        )
-        with context.begin_transaction():
-            context.run_migrations()
+        _upgrade(conn)
         conn.commit()
 
 

@@ -11,6 +11,7 @@ finish while any tenant table lacks the policy. No-op on SQLite.
 """
 
 from alembic import op
+from memwarden_shared.store.dialect import has_row_security
 from memwarden_shared.store.rls import disable_tenant_rls, enable_tenant_rls, tenant_tables
 
 revision = "0012"
@@ -21,7 +22,7 @@ depends_on = None
 
 def upgrade() -> None:
     conn = op.get_bind()
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     for table in tenant_tables(conn):
         enable_tenant_rls(conn, table)
@@ -29,7 +30,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     conn = op.get_bind()
-    if conn.dialect.name != "postgresql":
+    if not has_row_security(conn):
         return
     for table in tenant_tables(conn):
         disable_tenant_rls(conn, table)
