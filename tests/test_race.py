@@ -15,7 +15,7 @@ from memwarden_gate.io import decide_batch
 from memwarden_gate.review import ReviewRefused, approve
 from memwarden_ingest.io import ingest_turns
 from memwarden_shared.contract.canonical import claim_key, memory_id_for, sha256_hex
-from memwarden_shared.contract.models import MemoryProposal, Receipt, Turn
+from memwarden_shared.contract.models import Receipt, Turn
 from memwarden_shared.state import memory_state
 from memwarden_shared.state.auth import Principal, Scope
 from memwarden_shared.state.curate_writes import CuratedVersion, commit_new_versions
@@ -197,7 +197,7 @@ def test_race__gate_and_curate_first_writers_of_a_new_fact_key_have_exactly_one_
             "claim_key": claim_key("vim", False),
         }
 
-        def gate_job(p: MemoryProposal = proposal) -> Any:
+        def gate_job(p: dict[str, Any] = proposal) -> Any:
             return decide_batch([p], engine=pg_engine)[0]
 
         def curate_job(k: dict[str, str] = key) -> Any:
