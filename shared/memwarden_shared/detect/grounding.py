@@ -30,6 +30,7 @@ import re
 from functools import lru_cache
 
 from memwarden_shared.contract.registry import KeySpec
+from memwarden_shared.text.anaphora import refers_elsewhere
 from memwarden_shared.text.classifier import Feature, classify
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import parse_dated, when_in, without
@@ -41,6 +42,8 @@ VALUE_NOT_GROUNDED = "value_not_grounded"
 RELATIVE_TIME_UNNORMALISED = "relative_time_unnormalised"
 NEGATION_DROPPED = "negation_dropped"
 QUALIFIER_DROPPED = "qualifier_dropped"
+# the value only points at a sentence or turn elsewhere ("those", "上面的"): text.anaphora
+REFERS_ELSEWHERE = "refers_elsewhere"
 
 # Function words a faithful rewording may add or drop. Deliberately small: a content word
 # the owner did not say is exactly what this check exists to catch.
@@ -379,6 +382,8 @@ def _text_ungrounded(
     if _alias_grounded(value, spec, folded_span):
         # "vim" by "Vim", "neovim" by "nvim": a name, restricted like an enum choice
         return _choice_qualifier_dropped(value, span)
+    if not _name_like(value, spec) and refers_elsewhere(value, span):
+        return REFERS_ELSEWHERE  # a name ("Safe", "Will") is no pointer; a claim may be
     if not _text_grounded(value, span, spec, anchor):
         return VALUE_NOT_GROUNDED
     if not _negation_kept(value, span):
@@ -412,6 +417,8 @@ def _dated_ungrounded(value: str, span: str, spec: KeySpec, anchor: dt.datetime)
     if parsed.date not in when.dates or (parsed.time is not None and parsed.time not in when.times):
         return VALUE_NOT_GROUNDED
     rest = without(span, when.intervals)
+    if refers_elsewhere(parsed.what, rest):
+        return REFERS_ELSEWHERE  # "remember those for tomorrow": what happens is elsewhere
     if not _text_grounded(parsed.what, rest, spec, anchor):
         return VALUE_NOT_GROUNDED
     if not _negation_kept(parsed.what, span):

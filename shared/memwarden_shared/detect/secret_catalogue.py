@@ -172,7 +172,7 @@ def _line(text: str, start: int, end: int) -> str:
     return text[lo : hi if hi >= 0 else len(text)]
 
 
-def _trie(words: set[str]) -> str:
+def trie_pattern(words: set[str]) -> str:
     """One pattern matching, at any position, the LONGEST of ``words`` that starts there: the
     words share their prefixes, each branch tries the longer words first, and at most one
     branch can follow the text. Faster than a plain alternation, which tries every word."""
@@ -180,7 +180,7 @@ def _trie(words: set[str]) -> str:
     for word in words:
         if word:
             children.setdefault(word[0], set()).add(word[1:])
-    branches = [re.escape(c) + _trie(rest) for c, rest in sorted(children.items())]
+    branches = [re.escape(c) + trie_pattern(rest) for c, rest in sorted(children.items())]
     if "" in words and branches:
         branches.append("")  # this word ends here: taken only when no longer one matches
     if len(branches) == 1:
@@ -203,7 +203,7 @@ def _keyword_index() -> tuple[re.Pattern[str], dict[str, frozenset[int]], frozen
         for word in by_word
     }
     always = frozenset(i for i, rule in enumerate(compiled) if not rule.keywords)
-    return re.compile(_trie(set(by_word))), covered, always
+    return re.compile(trie_pattern(set(by_word))), covered, always
 
 
 def _candidates(lower: str) -> list[int]:
@@ -218,9 +218,24 @@ def _candidates(lower: str) -> list[int]:
     return sorted(picked)
 
 
+# How chat ends a token where a config file would not: gitleaks' rules end one at a quote,
+# a space, ``;`` or the end of the line; chat also ends it with a full stop or a bracket
+# before a space ("… token is hf_…."), with Chinese punctuation, or with a Chinese word
+# right after it. The rules read a copy with those turned into spaces, one character for
+# one, so offsets hold.
+_PROSE_END = re.compile(
+    r"[.,!?:)\]}>]+(?=\s|$|[\u4e00-\u9fff])|[。，、！？：；）」』】（「『【]|(?<=[A-Za-z0-9_])[\u4e00-\u9fff]"
+)
+
+
+def _as_config_line(text: str) -> str:
+    return _PROSE_END.sub(lambda m: " " * len(m.group()), text)
+
+
 def find_catalogued(text: str) -> Iterator[tuple[str, int, int]]:
     """Yield ``(rule_id, start, end)`` for each secret a gitleaks rule finds in ``text``."""
     compiled, global_allow = rules()
+    text = _as_config_line(text)
     for position in _candidates(text.lower()):
         rule = compiled[position]
         for m in rule.pattern.finditer(text):

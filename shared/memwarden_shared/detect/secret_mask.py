@@ -5,24 +5,36 @@ masked PEM block still cut where they did): the text keeps its length, so the of
 every other span stay valid, and what is stored records only the masked spans' kinds and
 offsets. Ingest, supersede and replay all store through :func:`mask_secrets`.
 
-A secret whose value the previous turn announced (``my bank PIN is`` ⏎ ``4711``) is masked
-when the caller passes that turn as ``previous``. If masking does not settle (a re-scan
-of the masked text still finds a secret), the sentences holding the rest are masked whole
-and the message is marked ``unlocated``: the gate then rejects every proposal from it.
+What is masked: every finding of :func:`~memwarden_shared.detect.secrets.find_secrets`
+(vendor formats, checksummed numbers, stated passwords) and of
+:func:`~memwarden_shared.detect.secret_shape_scan.scan_shapes` (credential shapes, digit
+runs, cue windows, encoded secrets, identity/bank/crypto catalogues: SPEC §5.6 v3), and
+what the session's open window finds in the turn (:mod:`secret_window`).
+
+A secret whose value an earlier turn announced (``my bank PIN is`` ⏎ ``4711``), or that is
+split over turns, is masked when the caller passes the session's latest turns as
+``history`` (oldest first; :data:`HISTORY_TURNS` of them are enough) or the one before as
+``previous``. If masking does not settle (a re-scan of the masked text still finds a
+secret), the sentences holding the rest are masked whole and the message is marked
+``unlocated``: the gate then rejects every proposal from it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memwarden_shared.detect.secret_shape_scan import scan_shapes
 from memwarden_shared.detect.secret_spoken import announces_value, ends_with_cue, leading_value
+from memwarden_shared.detect.secret_window import WINDOW_TURNS, window_after, window_spans
 from memwarden_shared.detect.secrets import find_secrets
 from memwarden_shared.text.fold import Level, fold, fold_text
 from memwarden_shared.text.segmenter import split_sentences
 
 MASK = "*"
 _MAX_PASSES = 3
+HISTORY_TURNS = WINDOW_TURNS + 1  # the longest window and the turn that opened it
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +77,8 @@ def _apply(text: str, spans: list[MaskedSpan]) -> str:
     chars = list(text)
     for span in spans:
         for i in range(span.start, span.end):
-            if chars[i] != "\n":
-                chars[i] = MASK
+            if not chars[i].isspace() or chars[i] == " ":
+                chars[i] = MASK  # line breaks stay: the sentences around still cut there
     return "".join(chars)
 
 
@@ -88,12 +100,18 @@ def _announced(text: str, previous: str | None) -> MaskedSpan | None:
     return MaskedSpan("password", start, end)
 
 
-def mask_secrets(text: str, *, previous: str | None = None) -> Masked:
-    """Mask every secret in ``text``; ``previous`` is the turn before it in the session."""
+def mask_secrets(text: str, *, previous: str | None = None, history: Sequence[str] = ()) -> Masked:
+    """Mask every secret in ``text``. ``history`` is the session's latest turns before it,
+    oldest first (stored, masked texts will do); ``previous`` the one turn before it, when
+    the caller has no more."""
+    history = tuple(history) or ((previous,) if previous else ())
     spans = [MaskedSpan(str(f.kind), f.start, f.end) for f in find_secrets(text)]
-    announced = _announced(text, previous)
+    spans += [MaskedSpan(f.kind, f.start, f.end) for f in scan_shapes(text)]
+    announced = _announced(text, history[-1] if history else None)
     if announced:
         spans.append(announced)
+    in_window, _ = window_spans(window_after(history), text)
+    spans += [MaskedSpan(kind, start, end) for kind, start, end in in_window]
     masked = _apply(text, spans)
     unlocated = False
     for _ in range(_MAX_PASSES):
@@ -115,10 +133,14 @@ def mask_secrets(text: str, *, previous: str | None = None) -> Masked:
     return Masked(masked, ordered, unlocated)
 
 
-def mask_session(texts: list[str], *, previous: str | None = None) -> list[Masked]:
-    """Mask consecutive turns of one session, each with the turn before it as context."""
+def mask_session(
+    texts: list[str], *, previous: str | None = None, history: Sequence[str] = ()
+) -> list[Masked]:
+    """Mask consecutive turns of one session, each with the turns before it as context
+    (``history``, or ``previous``, comes before the first)."""
+    context = list(history) or ([previous] if previous else [])
     out = []
     for text in texts:
-        out.append(mask_secrets(text, previous=previous))
-        previous = text
+        out.append(mask_secrets(text, history=context[-HISTORY_TURNS:]))
+        context.append(text)
     return out

@@ -113,6 +113,9 @@ _PLACE_EN = (
     # "tickets live in the PLAT Jira project": a container of work, not a place
     r"(?![\w.-]+(?:\s+[\w.-]+){0,2}\s+(?:project|repo|repository|folder|directory|channel"
     r"|board|workspace|drive|bucket|wiki|space|page|file|sheet|doc|tracker|namespace)s?\b)"
+    # "based on Europe/Berlin time": a clock the owner keeps, not where they are
+    r"(?![\w+-]+/[\w+/-]+)(?![\w.'-]+(?:\s+(?:[A-Z][\w.'-]*|es|de|del|da|do|du|al|el|la|le)){0,3}"
+    r"\s+(?:time|timezone|time zone|hours)\b)"
     r"[A-Z0-9]"
 )
 _LOCATION_EN = re.compile(

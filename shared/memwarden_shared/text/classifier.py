@@ -18,10 +18,12 @@ from enum import StrEnum
 
 from memwarden_shared.text import classifier_cues as cues
 from memwarden_shared.text.batch_memo import per_batch
-from memwarden_shared.text.fold import Level, fold_text
+from memwarden_shared.text.fold import Level, fold_text, simplified
+from memwarden_shared.text.non_serious import declaration_alone, declared_joke, laughing
 from memwarden_shared.text.prefilter import Prefiltered, prefiltered
 from memwarden_shared.text.reltime import Granularity, find_relative_times
-from memwarden_shared.text.segmenter import Sentence, split_sentences
+from memwarden_shared.text.segmenter import Sentence, list_markers, split_sentences
+from memwarden_shared.text.stance import GROUP_PRACTICE_HEAD, StanceClaim, stance
 
 
 class Feature(StrEnum):
@@ -38,6 +40,8 @@ class Feature(StrEnum):
     UNCERTAIN = "uncertain"
     FUTURE_PLAN = "future_plan"
     SARCASM = "sarcasm"
+    # said laughing ("lol", "哈哈", 😂): maybe meant, maybe not, so the owner is asked
+    LAUGHTER = "laughter"
     TRANSIENT = "transient"
     ROOT_CAUSE = "root_cause"
     OPEN_FRAME = "open_frame"
@@ -112,12 +116,19 @@ def _rx(*groups: tuple[str, ...], flags: int = 0) -> re.Pattern[str] | Prefilter
 
 _EXPLICIT = _rx(cues.EN_EXPLICIT, cues.ZH_EXPLICIT)
 _REQUEST = _rx(cues.EN_REQUEST, cues.ZH_REQUEST)
+_STANDING_REQUEST = _rx(cues.EN_STANDING_REQUEST, cues.ZH_STANDING_REQUEST)
+_NOTE_PREFIX = re.compile("|".join(cues.NOTE_PREFIX))
 _FPD = _rx(cues.EN_FIRST_PERSON_DURABLE, cues.ZH_FIRST_PERSON_DURABLE)
 _FPD_WEAK = _rx(cues.ZH_FIRST_PERSON_WEAK)
+_NAME_IN_PASSING = re.compile(cues.EN_NAME_IN_PASSING)
 _ASPECT_EVENT = re.compile(cues.ZH_ASPECT_EVENT)
 _CLAUSE_END = re.compile(r"[,.!?;。、]")
 DECISION = _rx(cues.EN_DECISION, cues.ZH_DECISION)
+# A standing rule of the owner's own group ("our convention is", "团队规定"): a decision of
+# the group's even where no "we" is written.
+GROUP_RULE = _rx(cues.EN_GROUP_RULE, cues.ZH_GROUP_RULE)
 _LATELY = _rx(cues.EN_LATELY, cues.ZH_LATELY)
+_NOWADAYS = re.compile(r"\b(?:these days|nowadays)\b")
 _SITUATIONAL = _rx(cues.EN_SITUATIONAL, cues.ZH_SITUATIONAL)
 _FROM_NOW = _rx(cues.EN_DURABLE_FROM_NOW, cues.ZH_DURABLE_FROM_NOW)
 _NEGATION_EXEMPT = _rx(cues.EN_NEGATION_EXEMPT, cues.ZH_NEGATION_EXEMPT)
@@ -170,13 +181,15 @@ _QUOTED_SPEECH = re.compile(
 )
 _PROJECT = tuple(re.compile(p) for p in cues.EN_PROJECT + cues.ZH_PROJECT)
 _PROJECT_GENERIC = _rx(cues.PROJECT_GENERIC)
+_QUALIFIER = _rx(cues.EN_QUALIFIER, cues.ZH_QUALIFIER, flags=re.IGNORECASE)
 
 # Leading filler and remember-cues, matched on the raw sentence (any case, ASCII or
 # full-width punctuation) so that offsets stay those of the original text.
 _P = r"[,，:：;；!！.。、\-—]"
 _DISCOURSE_LEAD = re.compile(
     r"^(?:\s*(?:(?:" + cues.EN_LEAD + r")\b\s*" + _P + r"+\s*"
-    r"|(?:actually|also|and|but|so|oh|ok|okay|well|hey|btw|anyway)\s+"
+    r"|(?:actually|also|and|but|so|oh|ok|okay|well|hey|btw|anyway|tbh|lol|haha+|lmao|imo"
+    r"|imho|fwiw|um+|uh+|hmm+)\s+"
     r"|(?:" + cues.ZH_LEAD + r")\s*" + _P + r"*\s*))+",
     re.I,
 )
@@ -184,9 +197,12 @@ _EXPLICIT_LEAD = re.compile(
     r"^(?:\s*(?:(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e"
     r"|keep in mind|make a note|take note|note|don't forget|do not forget|never forget"
     r"|don't let me forget|do not let me forget"
-    r"|for (?:future )?reference)\b(?:\s+that\b)?\s*" + _P + r"?\s*"
+    r"|for (?:future )?reference|note to (?:self|myself)|memo(?: to (?:self|myself))?"
+    r"|(?:fyi|just so you know)\s+for (?:later|the future|future reference)|for later"
+    r"|for the record|nb|n\.b)\b\.?"
+    r"(?:\s+that\b)?\s*" + _P + r"?\s*"
     r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记着|记得|牢记"
-    r"|备注一下|记录一下)(?:一下)?\s*"
+    r"|备注一下|记录一下|备忘录|给自己的备忘|备忘|(?:备注|记录|笔记|留个底)(?=\s*[:：]))(?:一下)?\s*"
     + _P
     + r"*\s*|(?:别|不要)(?:让我)?忘(?:了|记)\s*"
     + _P
@@ -207,8 +223,10 @@ def claim_offset(sentence: str) -> int:
     """Where the claim itself starts in ``sentence``: after filler and remember-cues.
 
     ``"Remember that I prefer yarn."`` -> offset of ``"I"``; for ``请记住`` + comma + ``我偏好…``
-    the offset of ``我``. Works on the raw sentence, so the offset indexes the original text.
+    the offset of ``我``. Works on the raw sentence (simplified one character for one), so
+    the offset indexes the original text.
     """
+    sentence = simplified(sentence)
     offset = 0
     while True:
         before = offset
@@ -268,6 +286,41 @@ def _points_ahead(sentence: str) -> bool:
     return False
 
 
+# What turns a past day into the start of something lasting: "since yesterday", "从上周起",
+# "last month I switched to pnpm", "我昨天决定以后都用…".
+_STARTS = re.compile(
+    r"\b(?:since|starting|started|starts|as of|from|began|begun|decided|agreed|chose|switched"
+    r"|moved|changed|migrated|adopted|settled|joined|became|hired|promoted|married|enrolled)\b"
+    r"|开始|起|以来|以后|今后|从|决定|定了|约定|商定|换成|换到|改用|改成|切换|转到|搬到|加入|入职"
+    r"|成为|当上"
+)
+
+
+_ZH_PAST_DAY = re.compile(r"昨天|昨晚|前天|上周|上个?星期|上个?礼拜|上个?月|去年|前年|前几天")
+
+
+def _looks_back(sentence: str) -> bool:
+    """A relative time before the message day ("yesterday", "上周") bounds the claim to an
+    episode that is over ("我昨天一直在用 duckdb"): Chinese marks no tense, so the day says it.
+    The deictic past words are read directly too: the date parser reads "上周一直" as last
+    Monday and drops "上个月一直"."""
+    if _ZH_PAST_DAY.search(sentence):
+        return True
+    probe = _FUTURE_PROBE.date()
+    for rel in find_relative_times(sentence, _FUTURE_PROBE):
+        if rel.granularity is Granularity.WEEK:
+            back = rel.date < probe - dt.timedelta(days=probe.weekday())
+        elif rel.granularity is Granularity.MONTH:
+            back = (rel.date.year, rel.date.month) < (probe.year, probe.month)
+        elif rel.granularity is Granularity.YEAR:
+            back = rel.date.year < probe.year
+        else:
+            back = rel.date < probe
+        if back:
+            return True
+    return False
+
+
 def _durability_features(folded: str, body: str, raw_body: str) -> set[Feature]:
     return (
         _attitude_features(folded)
@@ -287,7 +340,7 @@ def _attitude_features(folded: str) -> set[Feature]:
     uncertain = bool(_UNCERTAIN.search(_UNCERTAIN_EXEMPT.sub(" ", folded)))
     if uncertain:
         found.add(Feature.UNCERTAIN)
-    if _SARCASM.search(folded):
+    if _SARCASM.search(folded) or declared_joke(folded):
         found.add(Feature.SARCASM)
     if _ROOT_CAUSE_CLAIM.search(folded) or (uncertain and _ROOT_CAUSE.search(folded)):
         found.add(Feature.ROOT_CAUSE)  # an unverified root-cause claim is not a fact
@@ -303,13 +356,17 @@ def _timing_features(folded: str) -> set[Feature]:
         found.add(Feature.FUTURE_PLAN)
     if _TRANSIENT.search(folded) or _INCIDENT.search(folded):
         found.add(Feature.TRANSIENT)  # a state of the owner or of a system, true for hours
+    elif not _FROM_NOW.search(folded) and not _STARTS.search(folded) and _looks_back(folded):
+        found.add(Feature.TRANSIENT)  # a past episode: "我上周一直用 duckdb"
     return found
 
 
 def _speaker_features(folded: str, body: str, raw_body: str) -> set[Feature]:
     """Whose words these are, and whether the content is here at all."""
     found: set[Feature] = set()
-    if _REPORTED.search(_REPORTED_EXEMPT.sub(" ", body)) or _REPORTED_NAME.search(raw_body.strip()):
+    # the owner's own group at work ("our team uses Jira", "我们团队用飞书") is no report
+    exempt = GROUP_PRACTICE_HEAD.sub(" ", _REPORTED_EXEMPT.sub(" ", body))
+    if _REPORTED.search(exempt) or _REPORTED_NAME.search(raw_body.strip()):
         found.add(Feature.REPORTED)
     if _reported_label(raw_body) or _QUOTED_SPEECH.search(folded) or _quoted_after_head(folded):
         found.add(Feature.REPORTED)  # "Bob: …", "张三：…", 'Alice wrote: "…"'
@@ -395,9 +452,12 @@ def note_may_stand(features: SentenceFeatures, sentence: str) -> bool:
     or gives a standing rule for their own work ("Use Podman for my projects")."""
     if features.has(Feature.EXPLICIT_INSTRUCTION):
         return True
-    body = fold_text(sentence[claim_offset(sentence) :], Level.SPACE)
+    raw_body = sentence[claim_offset(sentence) :]
+    body = fold_text(raw_body, Level.SPACE)
     return features.has(Feature.FIRST_PERSON_DURABLE) and (
-        states_choice_over(sentence) or bool(_STANDING_CHOICE.search(body))
+        states_choice_over(sentence)
+        or bool(_STANDING_CHOICE.search(body))
+        or stance(raw_body) is not None  # "I prefer X", "我一般…", "we use X" (text.stance)
     )
 
 
@@ -413,7 +473,11 @@ def classify(sentence: str) -> SentenceFeatures:
 
     ``RELATIVE_TIME`` only reports that a relative date is present; it does not make the
     sentence non-durable (the extractor normalises it, the gate checks the value).
+
+    The rules read a simplified copy (one character for one): traditional and simplified
+    Chinese are one language to them, whichever rule looks at the raw text.
     """
+    sentence = simplified(sentence)
     folded = fold_text(sentence, Level.SPACE)
     discourse_free = folded[strip_discourse(folded) :]
     offset = claim_offset(sentence)
@@ -421,23 +485,34 @@ def classify(sentence: str) -> SentenceFeatures:
     # most claims start the sentence
     body = folded if offset == 0 else fold_text(raw_body, Level.SPACE)
     found = _durability_features(folded, body, raw_body)
-    found |= _claim_features(folded, discourse_free, body)
+    found |= _claim_features(folded, discourse_free, body, stance(raw_body))
+    # laughter leading the sentence ("lol I'm a night owl") answers the turn before; from
+    # the claim on, it comments on the claim ("my name is Batman lol")
+    if laughing(discourse_free):
+        found.add(Feature.LAUGHTER)
     words = tuple(r.word for r in find_relative_times(sentence, _FUTURE_PROBE))
     if words:
         found.add(Feature.RELATIVE_TIME)
     return SentenceFeatures(frozenset(found), words)
 
 
-def _claim_features(folded: str, discourse_free: str, body: str) -> set[Feature]:
+def _claim_features(
+    folded: str, discourse_free: str, body: str, said: StanceClaim | None
+) -> set[Feature]:
     """How the claim is made: asked to remember, stated in the first person, or neither
     (inferred); asked as a question (a request is no question)."""
     found: set[Feature] = set()
     request = bool(_REQUEST.search(folded))
-    if request or _EXPLICIT.search(discourse_free):
+    asked = request or _STANDING_REQUEST.search(folded) or _NOTE_PREFIX.search(folded)
+    if asked or _EXPLICIT.search(discourse_free):
         found.add(Feature.EXPLICIT_INSTRUCTION)
-    hedged = _LATELY.search(folded) or _SITUATIONAL.search(folded)
-    standing = _chosen_habit(body) or _STANDING_CHOICE.search(body)
-    if (_FPD.search(body) or _weak_first_person(body) or standing) and not hedged:
+    # "these days" with a stance in the present simple is now, not a trend ("These days I
+    # prefer tea"); "lately", "recently", "最近" and "I've been using" stay a trend
+    trend = _LATELY.search(_NOWADAYS.sub(" ", folded) if said else folded)
+    hedged = trend or _SITUATIONAL.search(folded)
+    standing = _chosen_habit(body) or _STANDING_CHOICE.search(body) or said is not None
+    stated = _FPD.search(body) or _NAME_IN_PASSING.search(folded) or _weak_first_person(body)
+    if (stated or standing) and not hedged:
         found.add(Feature.FIRST_PERSON_DURABLE)
     if not found & {Feature.EXPLICIT_INSTRUCTION, Feature.FIRST_PERSON_DURABLE}:
         found.add(Feature.INFERRED)
@@ -570,6 +645,7 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     chat header ("Bob Smith 10:42 AM"); and the frames left open just before the sentence,
     one after another while each ends in ``, ; :`` (a blank line does not close those).
     """
+    text = simplified(text)
     before = [s for s in split_sentences(text) if s.end <= start]
     found = _quoted_context(text, start, before)
     cut_off = before and not _PARAGRAPH_BREAK.search(text[before[-1].end : start])
@@ -612,12 +688,52 @@ def _open_frames(text: str, start: int, before: list[Sentence]) -> set[Feature]:
 
 @per_batch  # the gate asks again for each check and proposal
 def classify_span(text: str, start: int, end: int) -> SentenceFeatures:
-    """:func:`classify` of ``text[start:end]`` plus what the message around it leaves open."""
+    """:func:`classify` of ``text[start:end]`` plus what the message around it leaves open.
+
+    An item of an inline enumerated list ("Remember two things: 1) … 2) …") whose header
+    asks to remember is itself asked to be remembered: the header's instruction, not its
+    open colon, is what it carries (issue 25)."""
     own = classify(text[start:end])
-    carried = context_features(text, start)
+    taken_back = _taken_back(text, end)
+    header = _list_header(text, start)
+    if header is not None:
+        return SentenceFeatures(
+            (own.features - {Feature.INFERRED}) | {Feature.EXPLICIT_INSTRUCTION} | taken_back,
+            own.relative_time_words,
+        )
+    carried = context_features(text, start) | taken_back
     if not carried - own.features:
         return own
     return SentenceFeatures(own.features | carried, own.relative_time_words)
+
+
+def _taken_back(text: str, end: int) -> frozenset[Feature]:
+    """SARCASM when the next sentence of the message only declares a joke ("Just kidding.",
+    "开玩笑的"): it takes back the sentence before it."""
+    after = next((s for s in split_sentences(text) if s.start >= end), None)
+    if after is not None and declaration_alone(after.text):
+        return frozenset({Feature.SARCASM})
+    return frozenset()
+
+
+def _list_header(text: str, start: int) -> str | None:
+    """The remember-instruction heading the inline list whose item starts at ``start``, or
+    None: the item must follow a list marker, and the header (the sentence before the first
+    marker) must have the shape of one (``classifier_cues.LIST_HEADER``: "Remember two
+    things:", "记住两件事："); a header negated, supposed, asked or someone else's has not."""
+    markers = list_markers(text)
+    if not markers or not any(
+        m_end <= start and not text[m_end:start].strip() for _, m_end in markers
+    ):
+        return None
+    heads = split_sentences(text[: markers[0][0]])
+    if not heads:
+        return None
+    header = fold_text(heads[-1].text, Level.SPACE)
+    return header if _LIST_HEADER.match(header[strip_discourse(header) :]) else None
+
+
+_LIST_HEADER = re.compile(cues.LIST_HEADER)
 
 
 def named_project(sentence: str) -> str | None:
@@ -630,3 +746,11 @@ def named_project(sentence: str) -> str | None:
             if name and not _PROJECT_GENERIC.search(name):
                 return name
     return None
+
+
+def narrowing_qualifier(sentence: str) -> str | None:
+    """The phrase that narrows the sentence's claim to one context it does not name ("for
+    this client", "for billing", "在这个项目里"), or None. A claim carrying one is not a
+    user-wide fact (seed 002, minimal scope)."""
+    found = _QUALIFIER.search(fold_text(sentence, Level.SPACE))
+    return found.group(0).strip() if found else None

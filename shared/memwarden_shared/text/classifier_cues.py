@@ -16,7 +16,7 @@ from __future__ import annotations
 EN_LEAD = (
     r"actually|also|and|but|so|oh|ok|okay|well|hey|hi|btw|by the way|fyi|just so you know"
     r"|for the record|one more thing|anyway|no|nope|nah|yes|yeah|right|sorry|correction"
-    r"|update|note to self|to be clear"
+    r"|update|note to self|to be clear|tbh|lol|haha+|lmao|imo|imho|fwiw|um+|uh+|hmm+|honestly"
 )
 ZH_LEAD = (
     r"另外|还有|对了|顺便说一下|顺便|其实|哦|嗯|好的|话说|说起来|补充一下|更正一下"
@@ -57,6 +57,32 @@ ZH_GROUP_DECISION = (
     r"(?:^|我们的?|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门)(?:里|内部)?(?:已经|最终|最后|一致)?"
     r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用)|敲定|定下来|定下了|选定)"
 )
+# A standing rule of the owner's own group, worded without "decide" (issue 25): the subject
+# is the group ("our", "we", "我们", "团队" opening the sentence), the predicate a rule noun
+# ("official", "convention", "standard", "final call", "规定", "惯例", "规范") and a copula or
+# a colon. "The other team's convention is …" names no group of the owner's and stays out.
+_EN_RULE_NOUN = r"(?:convention|standard|rule|policy|norm|house style|default)"
+_EN_OUR_GROUP = r"\bour\s+(?:team(?:'s)?\s+|company(?:'s)?\s+|project(?:'s)?\s+)?"
+EN_GROUP_RULE = (
+    _EN_OUR_GROUP + r"(?:official|standard|agreed|default|final|chosen|approved|sanctioned)\s+"
+    r"(?:[\w.+#-]+\s+){0,2}?(?:is|are)\b",
+    _EN_OUR_GROUP + _EN_RULE_NOUN + r"s?\s+(?:is|are)\b",
+    r"^(?:it's|it is)\s+official\s*[:,\-—]\s*we\b",
+    r"^(?:final|the final)\s+(?:call|decision|word)\s*[:,\-—]\s*we\b",
+    r"\bwe(?:'ve| have)?\s+(?:officially\s+)?made\s+(?:it|[\w.+#-]+)\s+(?:the\s+)?(?:official"
+    r"|standard|default)\b",
+)
+ZH_GROUP_RULE = (
+    r"(?:我们|咱们)(?:的)?(?:团队|组|小组|项目组?|公司|部门)?(?:的)?(?:官方|统一的?)?"
+    r"(?:规定|惯例|规范|约定|标准|规矩)(?:是|为|[：:])",
+    r"(?:^|[，,：:]\s*)(?:团队|组里|小组|项目组?|公司|部门)(?:里|内部)?(?:的)?"
+    r"(?:规定|惯例|规范|规矩)(?:是|为|[：:])?",
+    r"^(?:最终|最后)(?:拍板|决定|定论)\s*[：:，,]\s*(?:我们|咱们)",
+    # "我们团队的标准工具是 X", "我们的官方编辑器是 X": the group's own standard thing
+    r"(?:我们|咱们)(?:的)?(?:团队|组|小组|项目组?|公司|部门)?(?:的)?(?:官方|标准|统一|指定|默认|最终)"
+    r"(?:的)?[^，,。；;是为]{1,6}?(?:是|为|[：:])",
+)
+
 # Naming the owner's own family or pet is a fact about the owner's household, not words of
 # the relative: "My wife is named Priya", "my son's name is Leo", "我女儿的名字是朵朵". A
 # relative's pet ("my manager's dog is called Rocky") stays someone else's.
@@ -79,14 +105,14 @@ ZH_PET = (
     r"|金毛|泰迪|布偶)"
 )
 # Having a named pet is a standing fact of the owner's household.
+# Having a pet is a standing fact of the owner's household, named or not ("I have two cats",
+# "我养了一只柯基"); wanting, having had or someone else's pet is not.
 EN_HOUSEHOLD_DURABLE = (
-    r"\b(?:i|we)(?:'ve| have)?\s+(?:have|got|own|adopted)\s+(?:a|an|one|two|three)\s+"
-    r"(?:[a-z-]+\s+){0,2}?" + EN_PET + r"s?\s+(?:named|called)\b"
+    r"^(?:i|we)(?:'ve| have)?\s+(?:have|got|own|adopted)\s+(?:a|an|one|two|three|four|five"
+    r"|[1-9])\s+(?:[a-z-]+\s+){0,2}?" + EN_PET + r"s?\b"
 )
 ZH_HOUSEHOLD_DURABLE = (
-    r"我(?:们)?(?:家)?(?:养了?|有)(?:一|两|三)?[只条个]"
-    + ZH_PET
-    + r"[，,]?\s*(?:它|牠)?(?:叫|名叫)"
+    r"^我(?:们)?(?:家)?(?:里)?(?:养了?|有)(?:一|两|三|四|五|[1-9])?[只条个]" + ZH_PET
 )
 # "Our cat is named Pixel", "I have a shellfish allergy", "我对芒果过敏", "我吃素": the owner's own
 # standing facts, said without "I prefer".
@@ -96,15 +122,54 @@ EN_OWNER_FACT = (
     r"|\bi\s+have\s+(?:a|an|severe|mild)?\s*[\w -]{0,30}?\s*allerg(?:y|ies)\b"
 )
 ZH_OWNER_FACT = r"^我(?:对)?[^，,。；;]{1,12}?过敏|^我(?:只)?吃素|^我是(?:个)?(?:素食|纯素)"
+# The owner's pet named in passing and what it is like, in the present: "My dog Biscuit is
+# three", "My parrot Kiwi talks a lot", "我家猫豆豆三岁了" (issue 25). A pet is no person,
+# so its habits are the owner's household, not a third party's facts.
+EN_PET_IN_PASSING = (
+    r"^(?:my|our)\s+(?:[a-z-]+\s+)?" + EN_PET + r"\s+[a-z][\w'-]*\s+(?:is|loves|likes|hates"
+    r"|enjoys|sleeps|eats|talks|barks|sings|has|weighs|knows|lives|gets along)\b"
+)
+ZH_PET_IN_PASSING = (
+    r"^我(?:的|家的?|家里的?)(?:那?[只条个])?" + ZH_PET + r"[\u4e00-\u9fff]{1,3}?(?:今年)?"
+    r"(?:[一二两三四五六七八九十\d]+岁|喜欢|爱吃|爱|很|特别|超级|每天|总是)"
+)
 HOUSEHOLD_NAMING = (
     r"^(?:my|our)\s+" + EN_FAMILY + r"(?:'s\s+(?:first\s+)?name\s+is|\s+is\s+(?:named|called))\b",
     r"^我(?:的|家的?)?" + ZH_FAMILY + r"(?:的名字|名字)?(?:叫|是|名叫)",
 )
 # What a REPORTED cue must not read as someone else's words.
-REPORTED_EXEMPT = (EN_GROUP_DECISION, ZH_GROUP_DECISION, *HOUSEHOLD_NAMING)
+REPORTED_EXEMPT = (
+    EN_GROUP_DECISION,
+    ZH_GROUP_DECISION,
+    *EN_GROUP_RULE,
+    *ZH_GROUP_RULE,
+    *HOUSEHOLD_NAMING,
+)
 
 # --------------------------------------------------------------------------- English
 
+# A remember-cue closing the sentence after a comma or a dash: "…, remember that", "… —
+# keep that in mind", "…，记一下" (issue 25). The extractor strips it from the value.
+EN_TRAILING_CUE = (
+    r"[,;—–-]\s*(?:please\s+)?(?:remember(?:\s+(?:that|this|it))?|keep (?:that|this|it) in mind"
+    r"|keep in mind|note (?:that|this|it)(?: down)?|make a note(?: of (?:that|this|it))?"
+    r"|(?:don't|do not) forget(?:\s+(?:that|this|it))?)(?:\s*,?\s*(?:please|thanks|thank you|ok"
+    r"|okay))?\s*[.!]*$"
+)
+ZH_TRAILING_CUE = (
+    r"[，,；;]\s*(?:请|帮我|麻烦你?)?(?:记住|记一下|记下来|记下|记着|记好)(?:了|哦|啊|吧|喔|呀|哈)?"
+    r"\s*[。.!！~～]*$"
+)
+# The header of an inline list to remember: a remember-verb, what is listed at most, and a
+# colon ("Remember two things:", "Please remember these:", "记住两件事：", "请记住这几点：").
+LIST_HEADER = (
+    r"^(?:(?:please\s+)?(?:remember|memori[sz]e|note|keep in mind|don't forget)"
+    r"(?:\s+(?:these|those|this|the following|(?:these|those|the\s+)?(?:two|three|four|five"
+    r"|a few|several|some|\d+)\s+(?:things|points|items|facts|notes)))?"
+    r"|(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下|记着|备忘)"
+    r"(?:(?:这|以下|下面|如下)?(?:[一二两三四五六七八九十几\d]+)?\s*(?:件事(?:情)?|点|条|项|个要点)"
+    r"|以下|如下|这些)?)\s*[:：]$"
+)
 EN_EXPLICIT = (
     # an imperative "remember" at the start, after optional fillers and "please"
     r"^(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e|keep in mind"
@@ -118,17 +183,56 @@ EN_EXPLICIT = (
     r"\b(?:don't|do not|never) let me forget\b",
     r"\b(?:save|store|add) (?:this|that|it) (?:to|in) (?:your )?(?:memory|memories|notes)\b",
     r"\bfor (?:future )?reference\b",
+    EN_TRAILING_CUE,
 )
+# A note-style prefix, a label and a colon opening the sentence ("Note to self: …", "Memo:
+# …", "备忘：…"): the owner files the rest as a note, as "remember" would. Read on the whole
+# folded sentence: the label is also discourse filler, stripped before the cues above.
+NOTE_PREFIX = (
+    r"^(?:note to (?:self|myself)|memo(?: to (?:self|myself))?)\s*[:\-—]",
+    r"^(?:备忘|备忘录|给自己的备忘)\s*[:：]",
+    # a note label on its own or a "for later" one (issue 25): "Note: …", "FYI for later, …",
+    # "For the record: …", "备注：…", "记录一下：…"
+    r"^(?:note|nb|n\.b\.?|for later|for the record|for future reference)\s*[:\-—]",
+    r"^(?:fyi|just so you know)(?:\s+for (?:later|the future|future reference))\s*[:,\-—]",
+    r"^(?:备注|记录一下|记录|笔记|留个底)\s*[:：]",
+)
+# A recurrence: what happens every time, on a weekday or weekly ("every Friday", "on
+# Mondays", "each morning", "每周五", "每天早上").
+EN_RECURRENCE = (
+    r"\b(?:every|each)\s+(?:other\s+|single\s+)?\w+|\b(?:daily|weekly|monthly|nightly|fortnightly"
+    r"|yearly|annually|weekdays|weekends)\b"
+    r"|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+)
+ZH_RECURRENCE = r"每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|次|逢)|工作日|周末"
 # A polite request is an instruction, not an information question.
 EN_REQUEST = (
     r"\b(?:can|could|would|will) you (?:please )?(?:always )?(?:remember|note|keep in mind"
     r"|make a note|save)\b",
 )
+# A standing request to the assistant: a recurring reminder ("I'd like to be reminded every
+# Friday to …", "每周五提醒我…"). It is an instruction to keep, like "remember"; a reminder
+# once is a plan, and asked as a question it stays a question.
+EN_STANDING_REQUEST = (
+    r"\b(?:remind me|to be reminded|reminders?)\b(?=.*(?:" + EN_RECURRENCE + r"))",
+)
+# Degree and manner words that may stand between a subject (or a copula) and its verb
+# without changing what is claimed: "I'm so used to X", "I totally prefer X" (issue 25).
+INTENSIFIER = (
+    r"(?:so|really|totally|very|quite|pretty|fully|completely|entirely|truly|genuinely"
+    r"|seriously|absolutely|utterly|deeply|thoroughly|super|very much|just|still|all"
+    r"|basically|practically|literally|virtually|pretty much)"
+)
 _EN_ADV = (
     r"(?:really|much|strongly|definitely|generally|usually|normally|typically|mostly|mainly"
     r"|always|also|still|now|only|just|honestly|personally|actually|totally|absolutely|do"
-    r"|exclusively|primarily|tend to|like to|prefer to)"
+    r"|exclusively|primarily|tend to|like to|prefer to|" + INTENSIFIER + r")"
 )
+EN_NAME_IN_PASSING = (
+    r"\bi(?:'m| am)\s+[a-z][\w'-]*\s*,?\s*(?:by the way|btw)\s*[.!]*$"
+    r"|^(?:(?:hi|hello|hey)(?:\s+there)?|nice to meet you|btw|by the way)\s*[,!.]?\s*"
+    r"i(?:'m| am)\s+[a-z][\w'-]*\s*[.!]*$"
+)  # a name given in passing, read on the whole sentence: "Hi, I'm Priya" (issue 25)
 EN_FIRST_PERSON_DURABLE = (
     # "want"/"need"/"have" are left out: "I want to know…", "I need help with yarn" state no
     # preference
@@ -149,18 +253,26 @@ EN_FIRST_PERSON_DURABLE = (
     r"^it(?:'s| is)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+for me\b",  # "It's Postgres for me"
     EN_HOUSEHOLD_DURABLE,
     EN_OWNER_FACT,
+    EN_PET_IN_PASSING,
     r"\bmy\s+(?:[\w'/-]+\s+){0,4}?(?:is|are|has been)\b",  # "my package manager of choice is"
     r"\b(?:call me|i go by|you can call me)\b",
     # durable instructions: the imperative with a marker that it holds from now on
     r"\b(?:from now on|going forward|from here on(?: out)?|by default|as a rule|every time"
     r"|each time|whenever|permanently|for all|for every|for everything|for any)\b",
     r"^(?:please\s+)?always\b",
+    # an imperative about every reply, said of replies in the plural or "your answers":
+    # "Keep answers short", "Use bullet points in your replies" (issue 25); a bare "Answer
+    # in French" may be about this answer alone and stays out
+    r"^(?:please\s+)?(?:keep|make|write|give|use|put|format|send|structure|start|end)\b"
+    r"[^.;!?]{0,40}?\b(?:(?:your|all|any|the)\s+)?(?:answers|replies|responses|explanations"
+    r"|summaries)\b(?![^.;!?]*\b(?:above|below|here|today|this time)\b)",
     # decisions the owner states (SPEC §6 decision.note)
     r"\b(?:we|i)(?:'ve| have)?\s+(?:(?:just|finally|already|officially|all)\s+)?(?:decided"
     r"|agreed|chose|chosen|settled on|standardi[sz]ed on|committed to|opted for|went with"
     r"|landed on|signed off on)\b",
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
+    *EN_GROUP_RULE,
 )
 # Decision cues again, on their own: the extractor routes these to decision.note.
 EN_DECISION = (
@@ -170,6 +282,7 @@ EN_DECISION = (
     r"\bour decision\b|^decision:",
     EN_GROUP_DECISION,
     EN_GOING_WITH,
+    *EN_GROUP_RULE,
 )
 # A trend, not a statement: "I've been using bun a lot lately" is INFERRED, however
 # first-person it sounds; the owner is asked instead.
@@ -224,6 +337,13 @@ EN_NEGATION_EXEMPT = (
     r"\bwhether or not\b",
     r"\bno problem\b",
     r"\bno worries\b",
+    # interjections that vouch for what follows: "No kidding, I use Neovim", "no doubt"
+    r"\bno (?:kidding|joke|lie|doubt|question|wonder)\b",
+    r"\bnot (?:gonna|going to) lie\b",
+    r"\b(?:i'm |i am )?not (?:kidding|joking)\b",
+    # being used to something is a present habit, however intensified: "I'm so used to X",
+    # "I am really quite used to X" (issue 25; the lookbehinds below only see one word)
+    r"\b(?:'m|am|are|be|been|get|gets|got|getting)\s+(?:" + INTENSIFIER + r"\s+)+used to\b",
     r"^(?:no|nope|nah)\s*[,.!:;-]",  # "No, I prefer yarn": a correction, not a negation
     # refusing to change reinforces the claim: "I use vim and never switch"
     r"\b(?:never|don't|do not|won't|will not|wouldn't) (?:ever )?(?:switch|change|move)(?:ed)?"
@@ -279,6 +399,13 @@ EN_HYPOTHETICAL = (
     # conditional mood; "I'd like/prefer/rather" is a polite present preference instead
     r"\b(?:i|we|you|it|that|this|they|he|she)(?:'d| would)\b"
     r"(?! (?:much |really )?(?:like|prefer|rather|love|appreciate)\b)",
+    # a wish in the conditional ("I'd rather …", "I would prefer to try X here") is not a
+    # standing preference, unless it asks the assistant for something ("I'd like your replies
+    # in French", "I'd prefer you call me Sam"): a standing instruction, said politely
+    r"\b(?:i|we)(?:'d| would)\s+(?:(?:much|really|also|still|just|personally)\s+)*"
+    r"(?:like|prefer|rather|love)\b(?![^.;!?]*\b(?:you|your|replies|reply|answers?|responses?"
+    r"|output|explanations?|summar(?:y|ies)|messages?|to be (?:called|addressed|reminded)"
+    r"|reminders?)\b)",
 )
 EN_HYPOTHETICAL_EXEMPT = (r"\bas if\b", r"\beven if\b", r"\bsee if\b", r"\bask (?:me )?if\b")
 EN_QUESTION = (
@@ -300,6 +427,10 @@ EN_REPORTED = (
     r"\b(?:he|she|they|(?:" + EN_PERSON + r")s?)\s+(?:said|says|told me|mentioned|thinks"
     r"|believes|claims|reckons|insists)\b",
     r"\baccording to\b",
+    # a claim filed for others at once: "set everyone's theme to dark", "for all users"
+    r"\b(?:everyone|everybody|every user|each user|all (?:the )?(?:users|members|teammates))"
+    r"(?:'s|')"
+    r"|\bfor (?:everyone|everybody|all (?:the )?users|the whole team|all of (?:them|us))\b",
     # attributed by a preposition or a possessive: "Per my lead:", "my boss's message:"
     r"^(?:per|via|from|by|quoting|as (?:told|said|written|put) by|in the words of)\s+"
     r"(?:(?:my|our|the|his|her|their|a)\s+)?(?:" + EN_PERSON + r"|lead|supervisor|pm)s?\b",
@@ -307,6 +438,11 @@ EN_REPORTED = (
     r"|text|dm|slack)\b",
     r"\bi (?:heard|read) (?:that|somewhere)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
+    # the owner's own words said elsewhere: "I said in the meeting that I like X" reports a
+    # speech act, not a stance stated here ("as I said, …" and "I told you …" restate it)
+    r"(?<!\bas )(?<!\blike )\bi (?:(?:once|already|just|also|then) )?(?:said|mentioned|wrote"
+    r"|claimed|posted|replied|answered|argued|explained|announced|told (?!you\b)[\w']+)\b"
+    r"[^.;!?]*?\bi\b",
 )
 # The things a group owns are workspace facts, not facts about a person: "my team's tickets
 # live in Jira" is the owner's context; "my team prefers yarn" is still reported.
@@ -358,6 +494,8 @@ EN_SARCASM = (
     r"\bmy favou?rite thing\b",
     r"\bsure,? because\b",
     r"\bhow (?:wonderful|lovely)\b",
+    # a joke owned up to at the end: "…, jk", "just kidding", "kidding!" (issue 25)
+    r"\b(?:jk|j/k|just kidding|just joking|kidding|joking)\s*[.!)]*\s*$",
 )
 EN_TRANSIENT = (
     r"\bi(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |super |too )?(?:tired|sleepy"
@@ -386,24 +524,42 @@ ZH_EXPLICIT = (
     r"^(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|要|永远|长期|永久)?" + _ZH_REMEMBER,
     r"(?:请|帮我|麻烦你?|帮忙)(?:务必|一定要?|永久|长期)?" + _ZH_REMEMBER,
     r"(?:别|不要)(?:让我)?忘(?:了|记)",
+    ZH_TRAILING_CUE,
+    # the 把 construction with a verb of recording: "请把我的时区记成 UTC+8", "把我的编辑器设为…"
+    r"(?:请|麻烦你?|帮我)?把我的?[^，,。；;]{1,12}?(?:都)?(?:记成|记为|记作|设成|设为|设置成|设置为"
+    r"|存成|存为)",
 )
 ZH_REQUEST = (r"(?:能|可以|能不能|可不可以|麻烦)(?:你)?(?:帮我)?(?:记住|记一下|记下)",)
+ZH_STANDING_REQUEST = (
+    r"(?:"
+    + ZH_RECURRENCE
+    + r")[^，,。；;！？!?]{0,8}?提醒我|提醒我[^，,。；;！？!?]{0,4}?(?:"
+    + ZH_RECURRENCE
+    + r")",
+)
 ZH_FIRST_PERSON_DURABLE = (
     r"我(?!们)[^,.!?;。]{0,8}?(?:更喜欢|最喜欢|比较喜欢|喜欢|偏好|偏爱|习惯|一直|一向|向来"
     r"|平时|平常|通常|总是|常用|惯用|用惯|只用|都用|爱用|住在|家在|定居|叫|来自|换成|改用|切换到"
     r"|换到|转到|改成|搬到|搬来)",
     r"我的[^,.!?;。]{1,8}?(?:是|为|叫)",
-    r"是我(?:的|最)(?:首选|最爱|默认|常用)",
+    r"是我(?:的|最)(?:首选|最爱|默认|常用|主力)",
     r"叫我",
     r"以后都|以后一律|以后请|今后|从现在起|从现在开始|从今以后|往后都|默认|一律|始终|每次都",
+    # every reply: "回答都用繁体中文", "回复全部简短一些" (issue 25)
+    r"(?:回答|回复|答复)(?:都|全都|一律|全部|统统)",
+    # a wish addressed to the assistant about its standing behaviour: "我希望你以后…",
+    # "希望以后回答…", "我想让你以后…" (issue 25)
+    r"^(?:我)?(?:希望|想让|想要|想请|请)(?:你|您)?(?:以后|今后|往后|之后都|一直|每次)",
     # "以后用英式英语回答我", "请一直用德语回答我": the imperative that holds from now on
     r"^(?:请)?以后(?:就)?(?:用|说|讲|回)|^(?:请|麻烦)?(?:你)?(?:一直|总是|永远)(?:用|说|讲|以)",
     # "我所有软件都开深色模式": everything the owner does, always
     r"我(?!们)[^,.!?;。]{0,6}?(?:所有|全部|每个|每一个|任何)[^,.!?;。]{0,8}?都",
     r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用))|决定了",
     ZH_GROUP_DECISION,
+    *ZH_GROUP_RULE,
     ZH_HOUSEHOLD_DURABLE,
     ZH_OWNER_FACT,
+    ZH_PET_IN_PASSING,
     # where the owner's things run: "我的项目都部署在阿里云上"
     r"我的[^,.!?;。]{1,8}?(?:都|全|一般|一直|通常)?(?:部署在|跑在|托管在|放在|运行在|记在|保存在|存放在|写在)",
 )
@@ -418,6 +574,7 @@ ZH_DECISION = (
     r"(?:我们|我)(?:已经|最终|最后|一致)?(?:决定|商定|约定|定了|拍板|统一(?:用|使用)|敲定"
     r"|定下来|定下了|选定)|决定了",
     ZH_GROUP_DECISION,
+    *ZH_GROUP_RULE,
 )
 ZH_LATELY = (r"最近|这阵子|近来|这段时间|这些天",)
 # An obligation is a constraint of some situation, not a preference: "I have to use npm at
@@ -443,6 +600,9 @@ ZH_NEGATION_EXEMPT = (
     r"|忍不住|要不然|不然|不久|不论|不一定|不用谢|是不是|要不要|能不能|会不会|好不好|可不可以"
     r"|对不对|行不行|用不用|该不该|应不应该|有没有|没问题|没关系|别人|别的|特别|区别|分别|告别"
     r"|类别|级别|性别|识别|个别|差别|别名|别忘|未来|不要忘|(?:别|不要)让我忘",
+    # a change of topic or a vouching aside before the claim: "算了不说这个，我一直用 X",
+    # "不是开玩笑，我每天都跑步"
+    r"(?:算了|好了|先)?不(?:说|提|聊|扯|管)(?:这个|那个|了|这些)|不是开玩笑|没开玩笑|说真的",
     # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
     r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
 )
@@ -466,14 +626,21 @@ ZH_XIAN_COMPOUNDS = (
 )
 # ... or a general condition: "回答时先给结论", "提交前先跑测试".
 ZH_HABIT_BEFORE_XIAN = (
-    r"一直|总是|习惯|平时|平常|通常|每次|每当|向来|一向|都|偏好|喜欢|规矩|原则"
+    r"一直|总是|习惯|平时|平常|通常|一般|往往|每天|每次|每当|向来|一向|都|偏好|喜欢|规矩|原则"
     r"|(?<!暂)时\s*$|的时候|之前|前\s*$"
 )
 ZH_SEQUENCE_AFTER_XIAN = r"再(?!说|看|议|定|考虑|决定|讨论|商量)|然后|之后|接着|随后|才"
 ZH_HYPOTHETICAL_EXEMPT = (
     r"如果可以的话|如果可以|可以的话|如果方便的话|方便的话|如果需要的话|需要的话",
+    # a wish about how to talk with the assistant is how the owner wants replies, not a
+    # wish of the moment: "我想用中文交流", "我想用英文和你沟通" (issue 25)
+    r"想用[^，,。；;！？!?]{1,8}?(?:和你|跟你|与你|同你)?(?:交流|沟通|聊天?|对话|回复|回答|说话)",
 )
-ZH_HYPOTHETICAL = (r"要是|如果|假如|假设|万一|倘若|若是|如若|要不是|设想|想象一下|的话",)
+ZH_HYPOTHETICAL = (
+    r"要是|如果|假如|假设|万一|倘若|若是|如若|要不是|设想|想象一下|的话",
+    # a wish ("我宁愿用 X", "我更想用 X", "我想用 X") is not a standing preference
+    r"宁愿|宁可|(?:更|倒|还是|比较|其实)想|(?<![不别没])想(?:用|试)",
+)
 ZH_QUESTION = (
     r"[吗嘛么呢][\s。.!~～]*$",
     r"是不是|要不要|能不能|会不会|好不好|可不可以|对不对|行不行|用不用|该不该|应不应该|有没有"
@@ -488,7 +655,12 @@ ZH_REPORTED = (
     r"(?:(?![是不也都就还又只才在要会能说讲并])[\u4e00-\u9fff]){2,3}(?:说|讲|觉得|认为|表示|提到"
     r"|告诉我|话|写道)",
     r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
+    # a claim filed for others at once: "把所有人的主题偏好都记成…", "大家的…"
+    r"(?:所有人|大家|每个人|全员|全体成员|所有用户|所有成员|每位成员)(?:的|都)",
     r"该用户|这个用户|这位用户|此用户",
+    # the owner's own words said elsewhere: "在会上我说了我喜欢 X", "我跟同事讲过我习惯…"
+    r"我[^，,。！？!?；;你您]{0,10}?(?<!是)(?:说|讲|提到|提过|告诉[^，,。！？!?；;你您]{1,6}?|表示"
+    r"|回复|回答)(?:了|过)?\s*[,，:：]?\s*我",
 )
 ZH_UNCERTAIN_EXEMPT = (r"尽可能|尽量",)
 ZH_UNCERTAIN = (
@@ -505,6 +677,8 @@ ZH_FUTURE_PLAN = (
 ZH_SARCASM = (
     r"呵呵|可太.{1,24}了|我谢谢你|真是谢谢了|真有你的|好棒棒|可真行|真行啊|服了|太棒了呢"
     r"|真是太好了呢",
+    # a joke owned up to at the end
+    r"(?:开玩笑(?:的|呢|啦)?|逗你(?:的|呢|玩)?|骗你的)[\s。.!！~～]*$",
 )
 ZH_TRANSIENT = (
     r"我(?:现在|今天|这会儿|此刻)?(?:好|很|有点|有些|太|超|特别)?(?:累|困|饿|渴|忙|烦|难受"
@@ -748,6 +922,9 @@ SELF_LABEL = (
     r"|决定|偏好|更新|另外|还有|对了|顺便|总结|结论|背景|前提|需求|目标|计划|问题|答案|原因|状态"
     r"|进展|总之|其实|然后|首先|其次|最后|我|本人|你好|您好|嗯|好的|是的|不是|编辑器|主题|语言|时区"
     r"|包管理器|名字|设置|规则|原则|要求|习惯|说一下|同步一下|交代一下)$",
+    # a count of what follows heads a list, it names nobody: "两件事：", "three things:"
+    r"^(?:[一二两三四五六七八九十几\d]+|几)\s*(?:件事(?:情)?|点|条|项|个要点)$",
+    r"^(?:two|three|four|five|a few|several|some|\d+)\s+(?:things|points|items|facts|notes)$",
 )
 # Who a label names: a person word, or an attribution verb at its end ("陈经理写道", "Dan said").
 LABEL_ATTRIBUTION = (
@@ -783,4 +960,48 @@ PROJECT_GENERIC = (
     r"|your|their|his|her|work|of)\b|(?:所有|每个|任何|各个|个人|其他|我的|全部|我们的|别的|一些|各|每)",
     # a pronoun alone names no project: "我们项目决定…" is the team's own, like "our project"
     r"^(?:我们?|咱们?|你们?|他们|她们|大家|本|该|此|这|那|整个)$",
+    # an activity is no name: "我做项目一般用 pnpm" is doing projects, any of them
+    r"^(?:我们?|咱们?|你们?)?(?:平时|一般|通常)?(?:做|写|搞|弄|开发|带|接|跟|负责|管)$",
+    # the bare word "project" names none (issue 25): a function word is no name ("For the
+    # project I …", "Within a project …"), nor what "project" qualifies ("project meetings",
+    # "project planning"), nor one Chinese character ("在项目里", "新项目里")
+    r"^(?:i|we|you|he|she|they|it|a|an|the|this|that|and|or|but|so|then|for|in|on|at|to"
+    r"|with|when|where|if|is|was)$",
+    r"^(?:work|meetings?|planning|management|notes|docs?|documentation|files?|folders?"
+    r"|setups?|structure|tasks?|boards?|plans?|timelines?|deadlines?|scope|budgets?|teams?"
+    r"|managers?|leads?|kick-?offs?|reviews?|updates?|status|stuff|things|level|side)$",
+    r"^[\u4e00-\u9fff]$",
+)
+# A qualifier that narrows a claim to one context without naming it (seed 002, minimal
+# scope): "for this client", "on this repo", "for billing", "在这个项目里", "工作上". Such a
+# claim is not user-wide; without a scope that names the context the owner decides.
+# Context nouns a deictic determiner can point at.
+CONTEXT_NOUNS_EN = (
+    r"project|repo|repository|codebase|client|customer|account|team|job|task|workspace"
+    r"|service|app|application|company|engagement|contract|ticket|branch|deployment"
+    r"|environment|product|org|organisation|organization|course|class|trip|case|matter"
+)
+CONTEXT_NOUNS_ZH = (
+    r"项目|仓库|代码库|工程|客户|账户|账号|团队|工作|任务|服务|公司|合同|产品|分支|环境|课程"
+    r"|案子|单子"
+)
+# Domains a "for …" can confine a preference to ("email me for billing").
+DOMAIN_NOUNS_EN = (
+    r"billing|invoices?|invoicing|payments?|payroll|tax(?:es)?|accounting|expenses?|refunds?"
+    r"|work|business|shipping|deliveries|support|compliance|legal"
+)
+DOMAIN_NOUNS_ZH = r"计费|账单|发票|付款|支付|报销|工资|税务|财务|工作|业务|发货|物流|售后|合规|法务"
+EN_QUALIFIER = (
+    r"\b(?:for|in|on|within|inside|at|with)\s+(?:this|that|the\s+current|our\s+current"
+    r"|my\s+current|the\s+present)\s+(?:(?:[\w-]+\s+)?(?:" + CONTEXT_NOUNS_EN + r"))\b(?!s)",
+    r"\bfor\s+(?:the\s+)?(?:client|customer|account)\s+[\w.-]+",
+    # "the project" with no name is still one project: "For the project I use pnpm"
+    r"\b(?:for|in|on|within|inside|across)\s+the\s+(?:project|repo|repository|codebase"
+    r"|monorepo)\b(?!s|\s+(?:[a-z][\w.-]*\s+)?(?:project|repo))",
+    r"\bfor\s+(?:(?:my|our|the)\s+)?(?:" + DOMAIN_NOUNS_EN + r")\b(?!\s+(?:and|or)\s)",
+)
+ZH_QUALIFIER = (
+    r"(?:在|对于|针对|喺)?\s*(?:这个|这|该|本|当前|那个|这边的?)\s*(?:" + CONTEXT_NOUNS_ZH + r")"
+    r"(?:里|中|上|里面|当中|下|的话|嘅话|这边|方面)",
+    r"(?:在|对于|针对|关于|喺)?\s*(?:" + DOMAIN_NOUNS_ZH + r")(?:方面|上|里|的时候|时|相关的?事)",
 )

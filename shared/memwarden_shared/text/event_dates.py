@@ -121,7 +121,7 @@ def _month(text: str) -> int:
     return _EN_MONTHS[text.lower()] if text.lower() in _EN_MONTHS else _number(text)
 
 
-def _written_dates(span: str, anchor: dt.datetime) -> list[tuple[int, int, dt.date]]:
+def written_dates(span: str, anchor: dt.datetime) -> list[tuple[int, int, dt.date]]:
     """Dates written out in ``span``; a date with no year is the anchor's year."""
     out = []
     for pattern in _WRITTEN_DATES:
@@ -185,7 +185,7 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
         except ValueError:
             continue
         intervals.append((m.start(), m.end()))
-    for start, end, day in _written_dates(span, anchor):
+    for start, end, day in written_dates(span, anchor):
         dates.add(day)
         intervals.append((start, end))
     for m in _EN_TIME.finditer(span):
@@ -209,3 +209,32 @@ def without(span: str, intervals: list[tuple[int, int]]) -> str:
     for start, end in reversed(merged):
         span = span[:start] + span[end:]
     return span
+
+
+def _period_end(start: dt.date, granularity: str) -> dt.date:
+    if granularity == "week":
+        return start + dt.timedelta(days=6)
+    if granularity == "month":
+        following = dt.date(start.year + start.month // 12, start.month % 12 + 1, 1)
+        return following - dt.timedelta(days=1)
+    if granularity == "year":
+        return dt.date(start.year, 12, 31)
+    return start
+
+
+def periods_in(span: str, anchor: dt.datetime) -> list[tuple[dt.date, dt.date]]:
+    """The calendar periods (first day, last day) ``span`` names, in either language: a day
+    ("tomorrow", "March 6", "3月6日", "下周五") is a one-day period, "next week" / "下个月"
+    the whole week or month. Recall matches a dated memory to a date question with it."""
+    periods = [
+        (rel.date, _period_end(rel.date, rel.granularity.value))
+        for rel in find_relative_times(span, anchor)
+    ]
+    for m in re.finditer(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", span):
+        try:
+            day = dt.date.fromisoformat(m[1])
+        except ValueError:
+            continue
+        periods.append((day, day))
+    periods.extend((day, day) for _, _, day in written_dates(span, anchor))
+    return periods

@@ -194,6 +194,16 @@ def _simplify(out: list[str]) -> bool:
     return changed
 
 
+def simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters mapped to simplified ones, one for one
+    and nothing else folded: every offset into the result indexes ``text`` too, so a rule
+    written for one script reads both without its own map back."""
+    if text.isascii():
+        return text
+    out = list(text)
+    return "".join(out) if _simplify(out) else text
+
+
 @lru_cache(maxsize=8192)  # one entry per distinct character and level: a text holds few
 def _fold_char(ch: str, level: Level) -> tuple[str, FoldFlag | None]:
     """``WIDTH`` (and at ``SCRIPT`` the skeleton) of one non-ASCII character: what it

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import langcodes
 from langcodes import Language
+from language_data.registry_parser import parse_registry
 
 from memwarden_shared.text.fold import Level, fold_text
 
@@ -203,3 +204,33 @@ def build_table(
     for tag, value in values.items():  # each form names one tag, or the extractor is torn
         forms[value] = [f for f in forms[value] if form_to_tag[f] == tag]
     return LanguageTable(values, forms, form_to_tag, dict(variants), skip)
+
+
+_STEM = 5  # "Canad-ian", "Japan-ese", "Brazi-lian": a people shares its place's first letters
+
+
+@lru_cache(maxsize=1)
+def _place_stems() -> frozenset[str]:
+    """The first letters of every word of every region name in the IANA subtag registry
+    (the data ``language-data`` ships for langcodes)."""
+    stems: set[str] = set()
+    for entry in parse_registry():
+        if entry.get("Type") != "region":
+            continue
+        for description in entry.get("Description", ()):
+            stems.update(w[:_STEM].lower() for w in re.findall(r"[A-Za-z]{3,}", description))
+    return frozenset(stems)
+
+
+def names_a_people_or_language(word: str) -> bool:
+    """True when ``word`` may be a nationality or a language rather than a person's name:
+    langcodes names a language by it ("Chinese", "Dutch"), or it shares its first letters
+    with a region's name ("Canadian", "Japanese"). A name like "Jordan" is lost with them;
+    a missed name is asked for later, a nationality filed as a name is wrong for months."""
+    try:
+        langcodes.find(word)
+    except LookupError:
+        pass
+    else:
+        return True
+    return word[:_STEM].lower() in _place_stems()

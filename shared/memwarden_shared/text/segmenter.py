@@ -95,14 +95,73 @@ def _cuts_at(text: str, i: int) -> bool:
 _CUT_CANDIDATE = re.compile("[" + re.escape("".join(sorted(LINE_BREAKS | TERMINATORS))) + "]")
 
 
+# An enumerated item's marker: "1)", "1.", "1）", "(1)", "（1）", "①". It opens an item only
+# where no Latin letter, digit or period runs into it ("v1.2", "a1)"); "1." and "1)" need a
+# space or a Chinese character after them, the full-width and circled forms do not.
+_MARKER = re.compile(
+    r"(?<![A-Za-z0-9_.])"
+    r"(?:(?P<num>\d{1,2})(?P<close>[.)])(?=\s|[\u3400-\u9fff])|(?P<fnum>\d{1,2})(?P<fclose>）)"
+    r"|(?P<open>[(（])(?P<pnum>\d{1,2})[)）]|(?P<circled>[①-⑩]))"
+)
+_CIRCLED_BASE = ord("①") - 1
+
+
+def _marker_style_and_number(m: re.Match[str]) -> tuple[str, int]:
+    if m["num"] is not None:
+        return m["close"], int(m["num"])
+    if m["fnum"] is not None:
+        return "）", int(m["fnum"])
+    if m["pnum"] is not None:
+        return "()", int(m["pnum"])
+    return "①", ord(m["circled"]) - _CIRCLED_BASE
+
+
+def list_markers(text: str) -> list[tuple[int, int]]:
+    """The spans of the markers of an enumerated list written inline: "remember two things:
+    1) … 2) …", "记住两件事：①… ②…". Only a run numbered 1, 2, … in one style counts, so a
+    lone "2." or "3)" in a sentence is no list. The markers belong to no sentence."""
+    found: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    run_style = ""
+    for m in _MARKER.finditer(text):
+        style, number = _marker_style_and_number(m)
+        if number == 1:
+            if len(run) >= 2:
+                found.extend(run)
+            run, run_style = [(m.start(), m.end())], style
+        elif run and style == run_style and number == len(run) + 1:
+            run.append((m.start(), m.end()))
+    if len(run) >= 2:
+        found.extend(run)
+    return found
+
+
 def split_sentences(text: str) -> list[Sentence]:
-    """Cut ``text`` into trimmed sentences with code-point offsets."""
+    """Cut ``text`` into trimmed sentences with code-point offsets; an inline enumerated
+    list's markers cut too, and belong to no sentence (:func:`list_markers`)."""
+    markers = list_markers(text) if _MAY_LIST.search(text) else []
+    if not markers:
+        return _split(text, 0, len(text))
     sentences: list[Sentence] = []
     start = 0
-    i = 0
-    n = len(text)
+    for m_start, m_end in markers:
+        sentences.extend(_split(text, start, m_start))
+        start = m_end
+    sentences.extend(_split(text, start, len(text)))
+    return sentences
+
+
+_MAY_LIST = re.compile(r"[1１①][.)）]|[(（]1[)）]|①")
+
+
+def _split(text: str, begin: int, stop: int) -> list[Sentence]:
+    """Cut ``text[begin:stop]`` at terminators and line breaks."""
+    sentences: list[Sentence] = []
+    start = begin
+    i = begin
+    n = stop
     while i < n:
-        candidate = _CUT_CANDIDATE.search(text, i)
+        candidate = _CUT_CANDIDATE.search(text, i, n)
         if candidate is None:
             break
         i = candidate.start()
@@ -116,7 +175,7 @@ def split_sentences(text: str) -> list[Sentence]:
                     end += 1
             else:
                 end = i  # the break itself belongs to no sentence
-            _append_trimmed(sentences, text, start, end)
+            _append_trimmed(sentences, text, start, min(end, n))
             start = max(end, i + 1)
             i = start
             continue
