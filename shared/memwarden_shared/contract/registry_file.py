@@ -26,9 +26,21 @@ class EnumValue(_Closed):
     values: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(min_length=1)
 
 
+# Typed harmless forms a free-text value may hold beside words (deny by default, SPEC
+# §5.6 v3): the gate sends any other number or code to the owner.
+ValueForm = Literal["date", "clock_time", "small_count", "version"]
+ALL_FORMS: list[ValueForm] = ["date", "clock_time", "small_count", "version"]
+CatalogueEntry = Annotated[str, Field(min_length=1, max_length=80)]
+
+
 class TextValue(_Closed):
+    """Free text. ``catalogue`` names the gate recognises although no word list holds them
+    (tool names such as ``kubectl``); ``forms`` the typed forms the key allows."""
+
     type: Literal["text"]
     max_length: int = Field(default=500, ge=1, le=2000)
+    forms: list[ValueForm] = ALL_FORMS
+    catalogue: list[CatalogueEntry] = []
 
 
 class TimezoneValue(_Closed):
@@ -41,6 +53,8 @@ class DatedTextValue(_Closed):
     type: Literal["dated_text"]
     max_length: int = Field(default=300, ge=20, le=2000)
     grace_hours: int = Field(default=24, ge=0, le=24 * 366)
+    forms: list[ValueForm] = ALL_FORMS
+    catalogue: list[CatalogueEntry] = []
 
 
 class VariantNames(_Closed):

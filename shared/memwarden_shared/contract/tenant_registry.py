@@ -20,7 +20,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from memwarden_shared.contract.registry import Registry, file_digest, spec_of
+from memwarden_shared.contract.registry import (
+    Registry,
+    check_prohibited_actions,
+    file_digest,
+    spec_of,
+)
 from memwarden_shared.contract.registry_file import TenantRegistryFile
 
 log = logging.getLogger("memwarden.registry")
@@ -57,7 +62,9 @@ def extend(base: Registry, raw: bytes, label: str, tenant_id: str | None = None)
         raise TenantRegistryError(f"{label}: tenant_id is not {tenant_id!r}")
     version = f"{base.version}+{parsed.registry_version}#{file_digest(raw)}"
     try:
-        return base.with_keys(version, [spec_of(entry) for entry in parsed.keys])
+        specs = [spec_of(entry) for entry in parsed.keys]
+        check_prohibited_actions(specs, None)
+        return base.with_keys(version, specs)
     except ValueError as exc:
         raise TenantRegistryError(f"{label}: {exc}") from None
 

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from memwarden_shared.contract.ijson import IJsonError, loads_strict
 from memwarden_shared.contract.models import Turn, safe_error_fields
+from memwarden_shared.contract.turn_input import TurnInput
 
 BOM = b"\xef\xbb\xbf"
 
@@ -31,19 +32,22 @@ class TurnLine:
 def parse_line(
     line: bytes, default_tenant: str | None, max_text_chars: int | None = None
 ) -> Turn | str:
-    """The turn on one line, or why it is not one."""
+    """The turn on one line (the one turn format, ``contract.turn_input``), or why it is
+    not one."""
     try:
         row = loads_strict(line)
     except IJsonError as exc:
         return f"not I-JSON: {exc.code}"
     if not isinstance(row, dict):
         return "not a JSON object"
-    if default_tenant and not row.get("tenant_id"):
-        row["tenant_id"] = default_tenant
     try:
-        turn = Turn.model_validate(row)
+        given = TurnInput.model_validate(row)
     except ValidationError as exc:
         return "invalid turn (" + "; ".join(safe_error_fields(exc)) + ")"
+    tenant = given.tenant_id or default_tenant
+    if not tenant:
+        return "invalid turn (tenant_id: missing; pass --tenant or name it on the line)"
+    turn = given.to_turn(tenant)
     if max_text_chars is not None and len(turn.text) > max_text_chars:
         return f"text has {len(turn.text)} characters, limit {max_text_chars}"
     return turn

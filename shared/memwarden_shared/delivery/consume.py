@@ -5,8 +5,12 @@ stage's effects, and ``consumed_at`` on the event's outbox row. So an event is e
 fully applied and consumed, or not at all and redelivered by a relay after the deadline.
 
 - events already in the inbox are skipped (and marked consumed: their first run was);
-- an ordered stage may hold events back while an older event of the same subject is
-  unconsumed (``outbox.held_back``); those are due again in ``hold_seconds``;
+- an ordered stage holds events back while an older event of the same subject is
+  unconsumed (``outbox.held_back``): they are *parked*, and whichever consumer consumes
+  that older event wakes them in its own transaction (``outbox.queue_wake``), so a held
+  event is published again once, when it can go, and never polled for;
+- every batch whose events carry a subject order takes that subject's lock first
+  (``dialect.lock_names``): a park and the wake that must follow it never interleave;
 - a permanent error is isolated: if the batch fails, it is rolled back and run again with
   a savepoint per event; the one that fails again becomes a dead letter and
   counts as consumed, the rest commit;
@@ -28,10 +32,16 @@ from sqlalchemy import Connection, Engine
 from memwarden_shared.config import get_settings
 from memwarden_shared.delivery.dead_letters import dead_letter
 from memwarden_shared.delivery.inbox import new_keys, queue_first_deliveries
-from memwarden_shared.delivery.outbox import held_back, queue_hold, queue_mark_consumed
+from memwarden_shared.delivery.outbox import (
+    held_back,
+    queue_mark_consumed,
+    queue_park,
+    queue_wake,
+)
 from memwarden_shared.delivery.retry import backoff_delays, is_transient, redacted
 from memwarden_shared.observe import metrics
 from memwarden_shared.store.db import Batch, get_engine, unit_of_work
+from memwarden_shared.store.dialect import lock_names
 from memwarden_shared.store.tenant_scope import all_tenants
 
 log = logging.getLogger("memwarden.consume")
@@ -148,6 +158,7 @@ def _consume_in_transaction(
     out = ConsumeResult()
     with unit_of_work(engine) as uow:
         conn = uow.conn
+        lock_names(conn, _orders(envelopes))
         held = _held(conn, envelopes) if ordered else set()
         active = [e for e in envelopes if e.get("id") not in held]
         keys = sorted({e["key"] for e in active if e.get("key")})
@@ -157,8 +168,17 @@ def _consume_in_transaction(
         out.processed = len(fresh)
         if fresh:
             _apply(conn, stage, handler, fresh, out, isolate)
+        # after the effects: an event the handler emitted may now be first in its order
+        wake = Batch(conn)
+        queue_wake(wake, _orders(active))
+        wake.send()
         uow.commit()
     return out
+
+
+def _orders(envelopes: list[dict[str, Any]]) -> set[str]:
+    """The subject orders (``ordering_key``) the envelopes take part in."""
+    return {str(e["order"][0]) for e in envelopes if e.get("order") and e["order"][0]}
 
 
 def _held(conn: Connection, envelopes: list[dict[str, Any]]) -> set[int]:
@@ -211,18 +231,13 @@ def _apply(
 def _book(
     conn: Connection, stage: str, held: list[int], active: list[dict[str, Any]], keys: list[str]
 ) -> set[str]:
-    """The batch's bookkeeping before its effects: held events due again later, the inbox
-    (returns the keys seen for the first time), and ``consumed_at`` on every active event.
+    """The batch's bookkeeping before its effects: held events parked, the inbox (returns
+    the keys seen for the first time), and ``consumed_at`` on every active event.
     Marking before the effects is safe: it is the same transaction, so it commits with them
     or not at all. One round trip on PostgreSQL (SQLite runs the three one by one)."""
-    settings = get_settings()
     ids = [e["id"] for e in active if isinstance(e.get("id"), int)]
-    timing = {
-        "redeliver_seconds": settings.redeliver_seconds,
-        "hold_seconds": settings.hold_seconds,
-    }
     batch = Batch(conn)
-    queue_hold(batch, held, **timing)
+    queue_park(batch, held)
     step = queue_first_deliveries(batch, stage, keys)
     queue_mark_consumed(batch, ids)
     batch.send()

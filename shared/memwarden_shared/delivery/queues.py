@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import redis
+from kombu import Connection
+from kombu.exceptions import OperationalError
 
 from memwarden_shared.delivery.pipeline import queues
 
@@ -47,3 +49,16 @@ def redis_busy_queues(broker_url: str, timeout: float = 5.0) -> BusyQueues | Non
         return {q for q, n in zip(names, llen(names), strict=True) if n}
 
     return busy
+
+
+def broker_reachable(broker_url: str, timeout: int = 3) -> bool:
+    """True when a connection to the broker opens within ``timeout`` (any kombu transport).
+    One attempt, no retry loop: the caller decides what an unreachable broker means."""
+    with Connection(broker_url, connect_timeout=timeout) as conn:
+        try:
+            conn.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0, timeout=timeout
+            )
+        except (OperationalError, OSError):
+            return False
+    return True

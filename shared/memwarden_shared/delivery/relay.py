@@ -1,5 +1,5 @@
-"""The outbox relay: claim due rows with a lease, publish them batched per destination, mark
-them published (SPEC §8.1).
+"""The outbox relay: claim due rows (the claim marks them published), publish them batched
+per destination (SPEC §8.1).
 
 Polling is the guarantee. Rows published but not consumed within the redelivery deadline
 are claimed and published again by any relay; consumers are idempotent, so at-least-once
@@ -29,6 +29,7 @@ from memwarden_shared.delivery.outbox import (
     mark_published,
     pending_events,
     release,
+    wake_stranded,
 )
 from memwarden_shared.delivery.pipeline import ROUTES, busy_topics, idle_topics
 from memwarden_shared.delivery.publish import Publisher, send_events
@@ -63,12 +64,14 @@ def relay_once(
     timings: RelayTimings | None = None,
     busy_queues: BusyQueues | None = None,
 ) -> int:
-    """Claim up to ``limit`` rows with a lease, publish them, mark them published; returns
-    how many were claimed.
+    """Claim up to ``limit`` rows, publish them; returns how many were claimed.
 
-    The claim commits before publishing, so no row lock is held while the broker is slow;
-    the lease keeps other relays off the rows meanwhile. A crash after publishing and
-    before marking republishes once the lease ends (consumers are idempotent)."""
+    The claim marks the rows published and commits before publishing, so no row lock is
+    held while the broker is slow, and a usual round writes each row once (no mark after
+    the broker took them). Their ``sent_at`` keeps other relays off meanwhile. A crash
+    after the claim, before or after the broker took the rows, republishes them once the
+    redelivery deadline passes (consumers are idempotent); rows the broker refused are
+    released at once."""
     events = _claim(engine, limit, timings or RelayTimings.from_settings(), busy_queues)
     if not events:
         return 0
@@ -77,18 +80,12 @@ def relay_once(
     try:
         tasks = send_events(events, publish, limit, sent)
     except BaseException:
-        with unit_of_work(engine) as uow:
-            mark_published(uow.conn, sent)
-            release(uow.conn, sorted({e.id for e in events} - set(sent)))
-            uow.commit()
+        with single_statements(engine) as conn:
+            release(conn, sorted({e.id for e in events} - set(sent)))
         raise
     unroutable = [e for e in events if e.topic not in ROUTES]
-    if not unroutable:  # the usual round: one statement
-        with single_statements(engine) as conn:
-            mark_published(conn, sent)
-    else:
+    if unroutable:  # the usual round writes nothing more
         with unit_of_work(engine) as uow:
-            mark_published(uow.conn, sent)
             _retire_unroutable(uow.conn, unroutable)
             uow.commit()
     log.info("relay published rows=%d tasks=%d", len(sent), tasks)
@@ -134,10 +131,22 @@ def _retire_unroutable(conn: Connection, unroutable: list[OutboxEvent]) -> None:
     mark_consumed(conn, [e.id for e in unroutable])
 
 
+@all_tenants("the relay's safety net wakes parked rows of every tenant")
+def sweep_parked(engine: Engine) -> int:
+    """Wake parked rows whose older events are all consumed (``outbox.wake_stranded``).
+    Consumers wake what they unblock; this covers whatever consumed an event without
+    waking (a dead letter discarded by hand, rows parked by an older release)."""
+    with single_statements(engine) as conn:
+        woke = wake_stranded(conn)
+    if woke:
+        log.warning("relay woke %d stranded parked rows", woke)
+    return woke
+
+
 @contextlib.contextmanager
 def single_statements(engine: Engine) -> Iterator[Connection]:
-    """A connection for work that is one statement (a claim, a publish mark), in a unit of
-    work of its own.
+    """A connection for work that is one statement (a claim, a release), in a unit of work
+    of its own.
 
     Not autocommit, though it would save the BEGIN and COMMIT round trips: row-level
     security scopes a transaction (``set_config(..., is_local => true)`` at BEGIN, see
@@ -175,12 +184,16 @@ def run_relay(
     timings = timings or RelayTimings.from_settings()
     listener = Listener(engine, poll_seconds, stop)
     delays = None
+    swept = 0.0  # the safety-net sweep runs once per redelivery deadline
     try:
         while not stop.is_set():
             try:
                 # Wake-ups already queued are answered by the claim below; a NOTIFY that
                 # arrives after this point wakes the next wait at once.
                 listener.take_pending()
+                if time.monotonic() - swept >= timings.redeliver_seconds:
+                    sweep_parked(engine)
+                    swept = time.monotonic()
                 moved = relay_once(engine, publish, limit, timings, busy_queues)
             except Exception as exc:  # a broker or database outage must not kill the relay
                 delays = delays or backoff_delays(

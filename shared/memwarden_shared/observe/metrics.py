@@ -6,7 +6,7 @@ gauge is in ``observe.samplers``.
 
 The metrics live in prometheus_client's default registry of the process that observes
 them: decisions in gate workers, latencies in whichever worker ran the task, backlog and
-queue depth in relays. Each process serves its own ``/metrics`` on
+queue depth only in relays (``relay_gauges``). Each process serves its own ``/metrics`` on
 ``MEMWARDEN_METRICS_PORT`` (``serve``), so a machine running several workers gives each its
 own port.
 """
@@ -40,21 +40,6 @@ DECISION_REASONS = Counter(
     "memwarden_gate_decision_reasons",
     "Reasons given with gate decisions (a decision may carry several)",
     ["decision", "reason"],
-)
-OUTBOX_BACKLOG = Gauge("memwarden_outbox_backlog", "Unsent outbox rows, sampled by the relay")
-OUTBOX_OLDEST_AGE = Gauge(
-    "memwarden_outbox_oldest_unsent_age_seconds",
-    "Age of the oldest unsent outbox row (0 when none), sampled by the relay",
-)
-QUEUE_DEPTH = Gauge(
-    "memwarden_queue_depth",
-    "Messages (batches) waiting in a stage's Redis list, sampled by the relay",
-    ["queue"],
-)
-RELAY_EVENTS = Counter("memwarden_relay_events", "Outbox rows this relay published")
-RELAY_LAST_ROUND = Gauge(
-    "memwarden_relay_last_round_timestamp_seconds",
-    "Unix time of this relay's last successful round (claimed, published, committed)",
 )
 TASK_DURATION = Histogram(
     "memwarden_task_duration_seconds",
@@ -151,19 +136,6 @@ CONSUMER_BATCH = Histogram(
     ["stage"],
     buckets=_TASK_BUCKETS,
 )
-DELIVERY = Gauge(
-    "memwarden_delivery",
-    "Delivery health sampled by the relay: unsent, in_flight, overdue (published, not "
-    "consumed past the redelivery deadline), dead_letters",
-    ["state"],
-)
-
-STUCK_WORK = Gauge(
-    "memwarden_stuck_work",
-    "Work that looks done but is not, sampled by the relay every minute: "
-    "undecided_candidates, current_without_vector (capped at 10,000)",
-    ["kind"],
-)
 
 
 def observe_batch(stage: str, result: Any, seconds: float) -> None:
@@ -222,3 +194,83 @@ def producer_label(version: str) -> str:
 
 def record_producer_decision(version: str, decision: str) -> None:
     PRODUCER_DECISIONS.labels(producer_label(version), decision).inc()
+
+
+# Repair that closes (seed 002, retraction as repair steps 5-7).
+ACTION_RECHECKS_FAILED = Counter(
+    "memwarden_action_rechecks_failed",
+    "Actions re-asked after a retraction that no longer pass (cancelled), by reason",
+    ["reason"],
+)
+TIME_TO_REPAIR = Histogram(
+    "memwarden_time_to_repair_seconds",
+    "From an action needing repair to its repair being closed",
+    ["outcome"],
+    buckets=_PIPELINE_BUCKETS,
+)
+UNREPAIRED_EFFECTS = Gauge(
+    "memwarden_unrepaired_effects",
+    "Executed actions whose memory was retracted and whose repair is still open (as last listed)",
+)
+EXPIRED_BUT_RETRIEVED = Counter(
+    "memwarden_expired_but_retrieved",
+    "Memory versions a read returned although expired (must stay 0: a tripwire)",
+    ["surface"],
+)
+RECALLED_VERSIONS = Counter(
+    "memwarden_recalled_versions",
+    "Memory versions recall returned, by whether they cite active evidence (the evidence ratio "
+    "is with_evidence / all)",
+    ["evidence"],
+)
+
+
+class RelayGauges:
+    """What a relay samples (backlog, queue depths, delivery health, stuck work).
+
+    Registered only in a process that runs a relay (``relay_gauges``), so no other process
+    exports them as zeros it never measured (issue 26.10). The API answers the same backlog
+    and delivery names from the store at scrape time instead (``memwarden.api.observe``).
+    """
+
+    def __init__(self) -> None:
+        self.backlog = Gauge("memwarden_outbox_backlog", "Unsent outbox rows, sampled by the relay")
+        self.oldest_age = Gauge(
+            "memwarden_outbox_oldest_unsent_age_seconds",
+            "Age of the oldest unsent outbox row (0 when none), sampled by the relay",
+        )
+        self.queue_depth = Gauge(
+            "memwarden_queue_depth",
+            "Messages (batches) waiting in a stage's Redis list, sampled by the relay",
+            ["queue"],
+        )
+        self.events = Counter("memwarden_relay_events", "Outbox rows this relay published")
+        self.last_round = Gauge(
+            "memwarden_relay_last_round_timestamp_seconds",
+            "Unix time of this relay's last successful round (claimed, published, committed)",
+        )
+        self.delivery = Gauge(
+            "memwarden_delivery",
+            "Delivery health sampled by the relay: unsent, in_flight, overdue (published, not "
+            "consumed past the redelivery deadline), dead_letters",
+            ["state"],
+        )
+        self.stuck_work = Gauge(
+            "memwarden_stuck_work",
+            "Work that looks done but is not, sampled by the relay every minute: "
+            "undecided_candidates, current_without_vector (capped at 10,000)",
+            ["kind"],
+        )
+
+
+_relay_gauges: RelayGauges | None = None
+_relay_lock = threading.Lock()
+
+
+def relay_gauges() -> RelayGauges:
+    """The relay's gauges, registered on first use (by a relay's sampler)."""
+    global _relay_gauges  # one registration per process, made on demand
+    with _relay_lock:
+        if _relay_gauges is None:
+            _relay_gauges = RelayGauges()
+        return _relay_gauges

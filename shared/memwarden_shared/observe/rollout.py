@@ -24,11 +24,12 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
-from memwarden_shared.config import Canary, parse_canary
+from memwarden_shared.config import Canary, get_settings, parse_canary
 from memwarden_shared.contract.models import Topic
 from memwarden_shared.delivery.outbox import emit_many
 from memwarden_shared.observe import metrics
 from memwarden_shared.observe.write_counts import COUNT_COLUMNS
+from memwarden_shared.state import commit_switch
 from memwarden_shared.state.holds import (
     ALL_TENANTS,
     HoldReason,
@@ -213,6 +214,18 @@ def roll_back(
     ):
         return False
     metrics.CANARY_ROLLBACKS.inc()
+    # hard rollback (seed 000): the tenants the canary wrote for stop committing until an
+    # admin has looked, whatever else the rollback of the version does
+    scope = get_settings().commit_switch_scope
+    for tenant in sorted(tenants):
+        commit_switch.trip(
+            conn,
+            tenant,
+            commit_switch.Trigger.CANARY_REFUSAL_JUMP,
+            {"extractor_version": version, "tripped": detail.get("tripped", [])},
+            scope=scope,
+            now=now,
+        )
     metrics.HOLDS_PLACED.labels(
         HoldReason.EXTRACTOR_ROLLED_BACK.value, ScopeKind.PRODUCER.value
     ).inc()

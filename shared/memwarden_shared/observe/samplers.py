@@ -17,15 +17,7 @@ from memwarden_shared.delivery.outbox import backlog, delivery_health, oldest_un
 from memwarden_shared.delivery.pipeline import queues
 from memwarden_shared.delivery.queues import ListLengths
 from memwarden_shared.observe.health import unindexed_versions
-from memwarden_shared.observe.metrics import (
-    DELIVERY,
-    OUTBOX_BACKLOG,
-    OUTBOX_OLDEST_AGE,
-    QUEUE_DEPTH,
-    RELAY_EVENTS,
-    RELAY_LAST_ROUND,
-    STUCK_WORK,
-)
+from memwarden_shared.observe.metrics import relay_gauges
 from memwarden_shared.state.candidates import undecided_count
 from memwarden_shared.store.db import unit_of_work, utcnow
 from memwarden_shared.store.tenant_scope import all_tenants
@@ -45,18 +37,20 @@ def sample_outbox(engine: Engine) -> None:
         pending = backlog(uow.conn)
         oldest = oldest_unsent_at(uow.conn)
         health = delivery_health(uow.conn, redeliver_seconds=get_settings().redeliver_seconds)
-    for state in ("unsent", "in_flight", "overdue", "dead_letters"):
-        DELIVERY.labels(state).set(getattr(health, state))
-    OUTBOX_BACKLOG.set(pending)
-    OUTBOX_OLDEST_AGE.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
+    gauges = relay_gauges()
+    for state in ("unsent", "in_flight", "overdue", "parked", "dead_letters"):
+        gauges.delivery.labels(state).set(getattr(health, state))
+    gauges.backlog.set(pending)
+    gauges.oldest_age.set(0.0 if oldest is None else max((utcnow() - oldest).total_seconds(), 0))
 
 
 @all_tenants("stuck-work gauges count every tenant")
 def sample_stuck_work(engine: Engine) -> None:
     """Set the gauges of work that looks done but is not (the audit's checks, counted)."""
     with unit_of_work(engine) as uow:
-        STUCK_WORK.labels("undecided_candidates").set(undecided_count(uow.conn))
-        STUCK_WORK.labels("current_without_vector").set(
+        gauges = relay_gauges()
+        gauges.stuck_work.labels("undecided_candidates").set(undecided_count(uow.conn))
+        gauges.stuck_work.labels("current_without_vector").set(
             len(unindexed_versions(uow.conn, limit=UNINDEXED_CAP))
         )
 
@@ -65,7 +59,7 @@ def sample_queue_depths(llen: ListLengths) -> None:
     """Set one depth gauge per stage queue (``delivery.queues`` says what a length counts)."""
     names = queues()
     for queue, depth in zip(names, llen(names), strict=True):
-        QUEUE_DEPTH.labels(queue).set(depth)
+        relay_gauges().queue_depth.labels(queue).set(depth)
 
 
 class RelaySampler:
@@ -89,8 +83,9 @@ class RelaySampler:
         self._next_slow = 0.0
 
     def __call__(self, moved: int) -> None:
-        RELAY_EVENTS.inc(moved)
-        RELAY_LAST_ROUND.set_to_current_time()
+        gauges = relay_gauges()
+        gauges.events.inc(moved)
+        gauges.last_round.set_to_current_time()
         now = self.clock()
         if now < self._next:
             return

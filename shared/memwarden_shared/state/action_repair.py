@@ -22,7 +22,9 @@ from sqlalchemy import Connection, select, update
 
 from memwarden_shared.contract.models import Topic
 from memwarden_shared.delivery.outbox import emit_many
+from memwarden_shared.observe import metrics
 from memwarden_shared.state.retraction import subscribe
+from memwarden_shared.store.db import as_utc
 from memwarden_shared.store.dialect import in_list, lock_rows
 from memwarden_shared.store.schema import action_uses, actions
 
@@ -35,6 +37,12 @@ class ActionState(StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     NEEDS_REPAIR = "needs_repair"
+    IRREVERSIBLE = "irreversible"  # the effect cannot be undone: noted, still tracked
+    REPAIRED = "repaired"  # the repair is closed (by whom, when)
+
+
+# A repair is open while the action is in one of these states.
+OPEN_REPAIR = (ActionState.NEEDS_REPAIR, ActionState.IRREVERSIBLE)
 
 
 # What a retraction does to an action in each state; states not listed stay as they are.
@@ -92,10 +100,15 @@ def cancel_actions_using(
         target = REPAIR.get(ActionState(row["state"]))
         if target is None:
             continue
+        values: dict[str, Any] = {"state": target, "state_reason": reason, "updated_at": now}
+        if target == ActionState.NEEDS_REPAIR:
+            values["needs_repair_at"] = now
+        else:
+            # the re-ask against the current store: an action bound to exact versions no
+            # longer passes once one of them leaves commit, so it is cancelled
+            metrics.ACTION_RECHECKS_FAILED.labels(reason).inc()
         conn.execute(
-            update(actions)
-            .where(actions.c.action_id == row["action_id"])
-            .values(state=target, state_reason=reason, updated_at=now)
+            update(actions).where(actions.c.action_id == row["action_id"]).values(**values)
         )
         topic = (
             Topic.ACTION_CANCELLED
@@ -119,3 +132,62 @@ def cancel_actions_using(
 
 
 subscribe(cancel_actions_using)
+
+
+class RepairRefused(ValueError):
+    """The action has no open repair to mark or close."""
+
+
+def open_repairs(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
+    """The tenant's open repairs (needs_repair, irreversible), oldest first; sets the
+    unrepaired-effects gauge to how many there are."""
+    rows = conn.execute(
+        select(actions)
+        .where(
+            actions.c.tenant_id == tenant_id, actions.c.state.in_([s.value for s in OPEN_REPAIR])
+        )
+        .order_by(actions.c.id)
+    ).mappings()
+    out = [dict(r) for r in rows]
+    metrics.UNREPAIRED_EFFECTS.set(len(out))
+    return out
+
+
+def mark_repair(
+    conn: Connection,
+    tenant_id: str,
+    action_id: str,
+    target: ActionState,
+    *,
+    by: str,
+    note: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """Move an open repair to ``irreversible`` (what cannot be undone, with a note; it stays
+    open) or ``repaired`` (closed by ``by`` at ``now``). :class:`RepairRefused` otherwise."""
+    if target not in (ActionState.IRREVERSIBLE, ActionState.REPAIRED):
+        raise RepairRefused(f"a repair moves to irreversible or repaired, not {target}")
+    row = (
+        conn.execute(
+            lock_rows(
+                conn,
+                select(actions).where(
+                    actions.c.tenant_id == tenant_id, actions.c.action_id == action_id
+                ),
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None or ActionState(row["state"]) not in OPEN_REPAIR:
+        raise RepairRefused("no open repair for this action")
+    values: dict[str, Any] = {"state": target, "updated_at": now, "repair_note": note}
+    if target == ActionState.REPAIRED:
+        values |= {"repaired_by": by, "repaired_at": now}
+        began = as_utc(row["needs_repair_at"]) or as_utc(row["updated_at"])
+        if began is not None:
+            metrics.TIME_TO_REPAIR.labels(row["state"]).observe((now - began).total_seconds())
+    else:
+        values |= {"repaired_by": by}  # who recorded the effect as irreversible
+    conn.execute(update(actions).where(actions.c.action_id == action_id).values(**values))
+    return {**row, **{k: (v.value if isinstance(v, StrEnum) else v) for k, v in values.items()}}

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.store.db import utcnow
-from memwarden_shared.store.dialect import lock_rows
+from memwarden_shared.store.dialect import is_embedded_store, lock_rows
+from memwarden_shared.store.rls import allow_key_lookup
 from memwarden_shared.store.schema import principals
-from memwarden_shared.store.tenant_scope import all_tenants
 
 KEY_PREFIX = "mwk_"
 
@@ -149,18 +149,19 @@ def _require(conn: Connection, tenant_id: str, principal_id: str) -> Any:
 
 
 def authenticate_with(engine: Engine, api_key: str | None) -> Principal:
-    """:func:`authenticate` on a connection of its own. The key's tenant is what we are
-    about to learn, so this one lookup (by key hash, nothing else) spans tenants."""
-    with all_tenants("credential lookup by key hash"), engine.connect() as conn:
+    """:func:`authenticate` on a connection of its own, as the application role. The key's
+    tenant is what we are about to learn: the ``key_lookup`` policy (shared.rls) shows the
+    one principal whose key hashes to the presented key's hash, and nothing else."""
+    with engine.connect() as conn:
         return authenticate(conn, api_key)
 
 
 def authenticate(conn: Connection, api_key: str | None) -> Principal:
     if not api_key or not api_key.startswith(KEY_PREFIX):
         raise Unauthenticated("missing or malformed API key")
-    row = conn.execute(
-        select(principals).where(principals.c.key_hash == sha256_hex(api_key))
-    ).first()
+    key_hash = sha256_hex(api_key)
+    allow_key_lookup(conn, key_hash)
+    row = conn.execute(select(principals).where(principals.c.key_hash == key_hash)).first()
     if row is None or row.disabled_at is not None:
         raise Unauthenticated("unknown or disabled API key")
     return Principal(
@@ -174,3 +175,19 @@ def authorize(principal: Principal, scope: Scope, tenant_id: str) -> None:
         raise Forbidden("principal belongs to another tenant")
     if not principal.allows(scope):
         raise Forbidden(f"principal lacks {scope.value}")
+
+
+def sealed_single_owner(conn: Connection, tenant_ids: set[str]) -> dict[str, bool]:
+    """Per tenant: is its store sealed to one owner (seed 001 ``local_development``)? Only an
+    embedded store (SQLite in one process's data directory) can be sealed, and only while
+    the tenant has at most one enabled principal. A shared database never is: no query."""
+    if not tenant_ids or not is_embedded_store(conn):
+        return dict.fromkeys(tenant_ids, False)
+    counts: dict[str, int] = dict(
+        conn.execute(
+            select(principals.c.tenant_id, func.count())
+            .where(principals.c.tenant_id.in_(tenant_ids), principals.c.disabled_at.is_(None))
+            .group_by(principals.c.tenant_id)
+        ).all()
+    )
+    return {t: int(counts.get(t, 0)) <= 1 for t in tenant_ids}

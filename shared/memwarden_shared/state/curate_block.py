@@ -73,5 +73,10 @@ def holders(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[st
     return {r.run_id for r in conn.execute(stmt)}
 
 
-def lift_blocks(conn: Connection, run_id: str) -> None:
-    conn.execute(delete(curate_blocks).where(curate_blocks.c.run_id == run_id))
+def lift_blocks(conn: Connection, tenant_id: str, run_id: str) -> None:
+    """Lift the blocks of run ``run_id`` of ``tenant_id`` (run ids are unique per tenant)."""
+    conn.execute(
+        delete(curate_blocks).where(
+            curate_blocks.c.tenant_id == tenant_id, curate_blocks.c.run_id == run_id
+        )
+    )

@@ -9,8 +9,9 @@ leaves COMMITTED, so no transition overwrites REVOKED, FORGOTTEN or SUPERSEDED.
 The fact-key lock is written once, here (``queue_lock``; ``lock_memories`` and
 ``lock_fact_keys`` send it at once): every writer — gate, review, revalidation, forget,
 curate — locks the fact-key rows in memory_id order, so writers may wait for each other but
-never deadlock, and a fact that does not exist yet gets its row first, so its first writers
-serialise too. Retiring a committed version is written once too (``_retire``), for a
+never deadlock, and a fact that does not exist yet is locked by name (an advisory lock on
+its memory_id), so its first writers serialise too; its row is inserted once, with its
+first version. Retiring a committed version is written once too (``_retire``), for a
 replacement (``commit_versions``) and for a version leaving with none (``retire_versions``).
 The gate commits a whole wave with one statement per table (``commit_versions`` takes a
 list).
@@ -24,13 +25,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select, update
+from sqlalchemy import Connection, bindparam, delete, select, text, update
 
 from memwarden_shared.contract.models import MemoryStatus, ProposalState, Topic
 from memwarden_shared.delivery.outbox import emit_many, queue_events
 from memwarden_shared.state.retraction import retracted
 from memwarden_shared.store.db import Batch, Step, dumps
-from memwarden_shared.store.dialect import in_param, insert_ignore_stmt, lock_rows, pairs_in
+from memwarden_shared.store.dialect import (
+    FACT_LOCK_CLASS,
+    binds_arrays,
+    in_param,
+    insert_ignore_stmt,
+    lock_rows,
+    pairs_in,
+    queue_lock_names,
+    upsert,
+)
 from memwarden_shared.store.schema import (
     FACT_KEY_COLUMNS,
     current_memories,
@@ -75,35 +85,55 @@ class NewVersion:
         return int(self.fact_row["current_version"]) + 1
 
 
+class LockedRows:
+    """What a queued fact-key lock (``queue_lock``) holds, once its batch is sent: ``rows``,
+    the stored rows of the ids, locked, and a row for each key to create that is not stored
+    yet (``id`` None, version 0), held by the advisory lock on its memory_id;
+    ``queue_commit_versions`` inserts it with its first version."""
+
+    __slots__ = ("_create", "_now", "_step")
+
+    def __init__(
+        self, step: Step, create: Mapping[str, Mapping[str, Any]], now: datetime | None
+    ) -> None:
+        self._step, self._create, self._now = step, create, now
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        stored = {r["memory_id"] for r in self._step.rows}
+        new = [
+            {"claim_key": "", **key, "id": None, "memory_id": mid, "current_version": 0}
+            | {"updated_at": self._now}
+            for mid, key in sorted(self._create.items())
+            if mid not in stored
+        ]
+        return [*self._step.rows, *new]
+
+
 def queue_lock(
     batch: Batch,
     memory_ids: Iterable[str],
     *,
     create: Mapping[str, Mapping[str, Any]] | None = None,
     now: datetime | None = None,
-) -> Step:
-    """The fact-key lock, queued on the caller's batch: create the rows of ``create``
-    (memory_id -> fact key) that do not exist yet, then lock the rows of ``memory_ids`` and
-    ``create`` in memory_id order. After ``send()`` the step's rows are the locked rows
-    (a memory_id without a row is absent)."""
+) -> LockedRows:
+    """The fact-key lock, queued on the caller's batch: lock the rows of ``memory_ids`` and
+    ``create`` (memory_id -> fact key) in memory_id order, the keys of ``create`` that are
+    not stored yet included. After ``send()`` the result's rows are the locked rows (a
+    memory_id of ``memory_ids`` without a row is absent; one of ``create`` is there, new)."""
     create = create or {}
     if create and now is None:
         raise ValueError("creating fact-key rows needs now (their updated_at)")
-    # ON CONFLICT DO NOTHING: a concurrent writer may create the same key; either way a row
-    # exists to lock, so first writers of a new fact serialise on it (on PostgreSQL the
-    # second insert waits for the first's transaction; SQLite has one writer at a time).
-    # No conflict target: the row is unique by its fact key and by memory_id (derived from
-    # the key). With only the key's columns as arbiter, PostgreSQL raises on the memory_id
-    # index when two first writers insert at once instead of skipping the row.
-    batch.add(
-        "memory_state.new_fact_keys",
-        lambda conn: insert_ignore_stmt(conn, fact_keys),
-        [
-            {**key, "memory_id": mid, "current_version": 0, "updated_at": now}
-            for mid, key in sorted(create.items())
-        ],
-    )
-    return batch.add("memory_state.lock", _lock_statement, {"ids": sorted({*memory_ids, *create})})
+    # A fact that does not exist yet has no row to lock: its first writers serialise on an
+    # advisory lock on its memory_id (PostgreSQL; SQLite's write lock already does), taken
+    # before the row locks, and the winner inserts the row with its first version at commit
+    # (one write; before issue 23 a placeholder row was inserted here, then updated). The
+    # row lock below runs once the advisory locks are held, so a second writer sees the
+    # winner's row and locks it. Every insert of a fact-key row holds this lock: it comes
+    # from ``create`` here, through ``queue_commit_versions``.
+    queue_lock_names(batch, "memory_state.new_fact_locks", create, FACT_LOCK_CLASS)
+    step = batch.add("memory_state.lock", _lock_statement, {"ids": sorted({*memory_ids, *create})})
+    return LockedRows(step, create, now)
 
 
 def _lock_statement(conn: Connection) -> Any:
@@ -188,6 +218,15 @@ def _projection_row(item: NewVersion, now: datetime) -> dict[str, Any]:
     }
 
 
+def _project_statement(conn: Connection) -> Any:
+    return upsert(
+        conn,
+        current_memories,
+        ["memory_id"],
+        lambda new: {c.name: new[c.name] for c in current_memories.c if c.name != "memory_id"},
+    )
+
+
 def commit_versions(conn: Connection, items: list[NewVersion], now: datetime) -> None:
     """Commit new versions on locked fact keys (see ``queue_commit_versions``), now."""
     batch = Batch(conn)
@@ -208,25 +247,24 @@ def queue_commit_versions(
     if not items:
         return lambda: None
     # Compare-and-set even under the lock: a second guard that history is never
-    # overwritten. executemany reports the total rows matched.
-    moved = batch.add(
-        "memory_state.cas",
-        lambda _conn: (
-            update(fact_keys)
-            .where(
-                fact_keys.c.id == bindparam("b_id"),
-                fact_keys.c.current_version == bindparam("b_old"),
-            )
-            .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now"))
-        ),
+    # overwritten. The rowcount is the rows matched.
+    stored = [i for i in items if i.fact_row["id"] is not None]
+    moved = _queue_cas(batch, stored, now)
+    # a fact's first version: its row, inserted once with that version under the advisory
+    # lock of ``queue_lock``; a row there already (a writer without the lock) is a conflict
+    # the guard below reports, not an overwrite
+    created = batch.add(
+        "memory_state.new_fact_keys",
+        lambda conn: insert_ignore_stmt(conn, fact_keys),
         [
             {
-                "b_id": i.fact_row["id"],
-                "b_old": i.fact_row["current_version"],
-                "b_new": i.version,
-                "b_now": now,
+                **{k: i.fact_row[k] for k in FACT_KEY_COLUMNS},
+                "memory_id": i.memory_id,
+                "current_version": i.version,
+                "updated_at": now,
             }
             for i in items
+            if i.fact_row["id"] is None
         ],
     )
     # bi-temporal: the old fact stopped holding (valid_to); the system did not stop knowing
@@ -257,18 +295,9 @@ def queue_commit_versions(
             for i in items
         ],
     )
-    batch.add(
-        "memory_state.unproject",
-        lambda conn: delete(current_memories).where(
-            in_param(conn, current_memories.c.memory_id, "ids")
-        ),
-        {"ids": [i.memory_id for i in items]},
-    )
-    batch.add(
-        "memory_state.project",
-        lambda _conn: current_memories.insert(),
-        [_projection_row(i, now) for i in items],
-    )
+    # the projection moves in place: one write per memory (before issue 23 a replacement
+    # deleted the old projection row and inserted the new one)
+    batch.add("memory_state.project", _project_statement, [_projection_row(i, now) for i in items])
     queue_events(
         batch,
         [
@@ -287,8 +316,9 @@ def queue_commit_versions(
     )
 
     def check() -> None:
-        if moved.rowcount != len(items):
-            raise CompareAndSetFailed(f"{len(items) - moved.rowcount} fact keys moved under lock")
+        done = moved.rowcount + created.rowcount
+        if done != len(items):
+            raise CompareAndSetFailed(f"{len(items) - done} fact keys moved under lock")
 
     return check
 
@@ -302,13 +332,74 @@ def add_evidence(conn: Connection, rows: list[dict[str, Any]]) -> None:
 
 
 def queue_evidence(batch: Batch, rows: list[dict[str, Any]]) -> None:
-    """``add_evidence`` queued on the caller's batch."""
+    """``add_evidence`` queued on the caller's batch: on PostgreSQL one set-based statement
+    whatever the number of rows (issue 23), elsewhere an executemany."""
+    if rows and binds_arrays(batch.conn):
+        arrays = {param: [r[c] for r in rows] for param, c in _EVIDENCE_ARRAYS.items()}
+        batch.add("memory_state.evidence_set", lambda _conn: text(_EVIDENCE_SQL), arrays)
+        return
     batch.add(
         "memory_state.evidence",
         lambda conn: insert_ignore_stmt(
             conn, memory_evidence, ["memory_id", "version", "message_id", "revision"]
         ),
         rows,
+    )
+
+
+# Statements of fixed text over array parameters: one execution for a whole wave, compiled
+# and prepared once, where an executemany runs once per row.
+_EVIDENCE_SQL = """
+INSERT INTO memory_evidence (memory_id, version, tenant_id, message_id, revision)
+SELECT * FROM unnest(CAST(:mids AS text[]), CAST(:versions AS integer[]),
+    CAST(:tenants AS text[]), CAST(:messages AS text[]), CAST(:revisions AS integer[]))
+ON CONFLICT (memory_id, version, message_id, revision) DO NOTHING
+"""
+_EVIDENCE_ARRAYS = {
+    "mids": "memory_id",
+    "versions": "version",
+    "tenants": "tenant_id",
+    "messages": "message_id",
+    "revisions": "revision",
+}
+_CAS_SQL = """
+UPDATE fact_keys AS f SET current_version = u.new, updated_at = :now
+FROM unnest(CAST(:ids AS bigint[]), CAST(:olds AS integer[]), CAST(:news AS integer[]))
+    AS u(id, old, new)
+WHERE f.id = u.id AND f.current_version = u.old
+"""
+
+
+def _queue_cas(batch: Batch, items: list[NewVersion], now: datetime) -> Step:
+    """Move each stored key from its locked version to the item's; the step's rowcount is
+    how many matched."""
+    if items and binds_arrays(batch.conn):
+        params = {
+            "now": now,
+            "ids": [i.fact_row["id"] for i in items],
+            "olds": [i.fact_row["current_version"] for i in items],
+            "news": [i.version for i in items],
+        }
+        return batch.add("memory_state.cas_set", lambda _conn: text(_CAS_SQL), params)
+    return batch.add(
+        "memory_state.cas",
+        lambda _conn: (
+            update(fact_keys)
+            .where(
+                fact_keys.c.id == bindparam("b_id"),
+                fact_keys.c.current_version == bindparam("b_old"),
+            )
+            .values(current_version=bindparam("b_new"), updated_at=bindparam("b_now"))
+        ),
+        [
+            {
+                "b_id": i.fact_row["id"],
+                "b_old": i.fact_row["current_version"],
+                "b_new": i.version,
+                "b_now": now,
+            }
+            for i in items
+        ],
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import and_, exists, func, select
 
 from memwarden_shared.contract.models import MessageStatus
+from memwarden_shared.store.dialect import Bind, json_list_agg
 from memwarden_shared.store.schema import memory_evidence, messages
 
 _ACTIVE_EVIDENCE = and_(
@@ -25,6 +26,18 @@ def supported(memory_id: Any, version: Any) -> Any:
         memory_evidence.c.memory_id == memory_id,
         memory_evidence.c.version == version,
         _ACTIVE_EVIDENCE,
+    )
+
+
+def supporting_message_ids(bind: Bind, memory_id: Any, version: Any) -> Any:
+    """The message ids of the active revisions supporting ``(memory_id, version)``, as a
+    scalar subquery returning a JSON list (empty or NULL: the version is not supported), so
+    a read gets the rule's answer and the evidence pointers in one statement."""
+    return (
+        select(json_list_agg(bind, memory_evidence.c.message_id))
+        .select_from(memory_evidence.join(messages, _ACTIVE_EVIDENCE))
+        .where(memory_evidence.c.memory_id == memory_id, memory_evidence.c.version == version)
+        .scalar_subquery()
     )
 
 

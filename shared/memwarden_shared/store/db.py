@@ -22,12 +22,18 @@ from sqlalchemy.exc import DisconnectionError
 
 from memwarden_shared.config import get_settings
 from memwarden_shared.store.dialect import (
-    has_row_security,
     is_embedded_store,
     is_embedded_url,
     send_steps,
+    store_url,
 )
-from memwarden_shared.store.rls import grant_app_role, require_guarded
+from memwarden_shared.store.rls import (
+    RlsError,
+    grant_app_role,
+    grant_system_login,
+    has_system_scope,
+    require_guarded,
+)
 from memwarden_shared.store.tenant_scope import ALL_TENANTS, SETTING, current_scope
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -95,6 +101,43 @@ def _sqlite_engine(url: str) -> Engine:
 _scoped_engine: ContextVar[Engine | None] = ContextVar("memwarden_engine", default=None)
 
 
+class SystemRoutedEngine(Engine):
+    """A PostgreSQL engine of the application role whose system-scope work connects as the
+    system login instead (shared.tenant_scope.all_tenants).
+
+    The application role can never widen its own view (the policies name the system role,
+    which it is not a member of), so work that spans tenants needs another login. Routing
+    in ``connect`` (which ``begin`` and ``unit_of_work`` use) keeps every caller's engine
+    argument as it is: the scope, not the caller, picks the login."""
+
+    system: Engine | None = None
+
+    def connect(self) -> Connection:
+        if self.system is not None and current_scope() == ALL_TENANTS:
+            return self.system.connect()
+        return super().connect()
+
+    def dispose(self, close: bool = True) -> None:
+        super().dispose(close)
+        if self.system is not None:
+            self.system.dispose(close)
+
+
+def system_url_for(url: str) -> str | None:
+    """``url`` with the system login's credentials (``MEMWARDEN_SYSTEM_DB_USER``), or None
+    when none is configured or ``url`` already is that login."""
+    settings = get_settings()
+    if not settings.system_db_user:
+        return None
+    parsed = make_url(url)
+    if parsed.username == settings.system_db_user:
+        return None
+    return parsed.set(
+        username=settings.system_db_user,
+        password=settings.system_db_password.get_secret_value() or None,
+    ).render_as_string(hide_password=False)
+
+
 def _postgres_engine(url: str) -> Engine:
     engine = create_engine(
         url,
@@ -115,10 +158,35 @@ def _postgres_engine(url: str) -> Engine:
         # pooled connection never hands it on. No scope: nothing is set, every tenant
         # table answers nothing.
         scope = current_scope()
-        if scope is not None:
+        if scope == ALL_TENANTS:
+            _require_system_login(conn)
+        elif scope is not None:
             conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, scope))
 
+    system_url = system_url_for(url)
+    if system_url is not None:
+        # Same class layout, one more method: SQLAlchemy builds the engine, we route it.
+        engine.__class__ = SystemRoutedEngine
+        engine.system = engine_for(system_url)  # type: ignore[attr-defined]
     return engine
+
+
+# conn.info of a DBAPI connection: whether its login holds the system scope (asked once).
+_SYSTEM_LOGIN = "memwarden_system_login"
+
+
+def _require_system_login(conn: Connection) -> None:
+    """System-scope work on a login without the system role would see nothing and stall:
+    refuse it loudly instead (fail closed, with the fix in the message)."""
+    info = conn.connection.info
+    if _SYSTEM_LOGIN not in info:
+        info[_SYSTEM_LOGIN] = has_system_scope(conn)
+    if not info[_SYSTEM_LOGIN]:
+        raise RlsError(
+            "work that spans tenants needs the system login: set MEMWARDEN_SYSTEM_DB_USER "
+            "(and MEMWARDEN_SYSTEM_DB_PASSWORD) to a member of the memwarden_system role; "
+            "see docs/operations.md"
+        )
 
 
 # A pooled connection used this recently is not pinged when it is checked out again.
@@ -149,11 +217,16 @@ def _ping_after_idle(engine: Engine, idle_seconds: float) -> None:
             raise DisconnectionError("stale pooled connection") from exc
 
 
-@cache
 def engine_for(url: str) -> Engine:
-    """One engine per URL per process. Never evicted: an engine dropped from a bounded cache
-    is garbage-collected with its pooled connections still open (a process uses one or two
-    URLs; a test session many)."""
+    """One engine per URL per process (``postgres://`` and ``postgresql://`` mean psycopg 3;
+    another scheme raises ``dialect.UnsupportedStore``)."""
+    return _engine_for(store_url(url))
+
+
+@cache
+def _engine_for(url: str) -> Engine:
+    """Never evicted: an engine dropped from a bounded cache is garbage-collected with its
+    pooled connections still open (a process uses one or two URLs; a test session many)."""
     if is_embedded_url(url):
         return _sqlite_engine(url)
     return _postgres_engine(url)
@@ -245,20 +318,31 @@ def unit_of_work(engine: Engine | None = None) -> Iterator[UnitOfWork]:
         try:
             yield uow
         finally:
-            conn.info.pop(AFTER_COMMIT, None)
-            conn.info.pop(_SAVEPOINT_MARKS, None)
-            if not uow.committed and conn.in_transaction():
-                conn.rollback()
+            # A connection the server dropped is invalidated: touching it again raises
+            # PendingRollbackError, which would hide the OperationalError callers retry on.
+            # Closing it (the ``with``) discards it and its transaction.
+            if not conn.invalidated:
+                conn.info.pop(AFTER_COMMIT, None)
+                conn.info.pop(_SAVEPOINT_MARKS, None)
+                if not uow.committed and conn.in_transaction():
+                    conn.rollback()
 
 
 def migrate(
-    engine: Engine | None = None, *, app_role: str = "", app_role_password: str = ""
-) -> None:
+    engine: Engine | None = None,
+    *,
+    app_role: str = "",
+    app_role_password: str = "",
+    system_login: str = "",
+    system_login_password: str = "",
+) -> list[str]:
     """Bring the schema to Alembic head (idempotent), in one transaction.
 
-    On PostgreSQL it then checks that every tenant table has its row-level security policy
-    (shared.rls; a table without one rolls everything back) and, when ``app_role`` is
-    given, grants that role row access to every table (so later tables are granted too).
+    On PostgreSQL it then checks that every table that can hold tenant data has its
+    row-level security policies (shared.rls; one without rolls everything back), makes
+    ``system_login`` a member of the system role, and grants ``app_role`` row access to
+    every table (so later tables are granted too). Returns the tables judged tenant-free.
+    The migrating owner sees every tenant as a member of the system role (shared.rls).
     """
     engine = engine or get_engine()
     config = Config()
@@ -267,14 +351,16 @@ def migrate(
         if not is_embedded_store(conn):
             # Several workers may start at once; one migrates, the others wait and find head.
             conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7210531)")
-        if has_row_security(conn):
-            # A data migration run by the owner sees every tenant (FORCE applies to owners).
-            conn.exec_driver_sql("SELECT set_config(%s, %s, true)", (SETTING, ALL_TENANTS))
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
-        require_guarded(conn)
+        tenant_free = require_guarded(conn)
+        if system_login:
+            if system_login == app_role:
+                raise RlsError("the system login and the application role must differ")
+            grant_system_login(conn, system_login, system_login_password)
         if app_role:
             grant_app_role(conn, app_role, app_role_password)
+    return tenant_free
 
 
 Params = Mapping[str, Any] | list[dict[str, Any]] | None

@@ -19,7 +19,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, Table, and_, any_, bindparam, func, or_, select, union
+from sqlalchemy import (
+    JSON,
+    Connection,
+    Engine,
+    Table,
+    and_,
+    any_,
+    bindparam,
+    func,
+    or_,
+    select,
+    text,
+    union,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Dialect, make_url
@@ -42,6 +55,37 @@ def is_embedded_store(bind: Bind) -> bool:
     migrates it), one writer at a time (ids commit in the order they were given), and no
     other process shares it. PostgreSQL is the shared, distributed store."""
     return not _postgres(bind)
+
+
+class UnsupportedStore(ValueError):
+    """A database URL naming a store memwarden does not run on (its message names only the
+    scheme, never the URL: it may hold a password)."""
+
+
+# The schemes memwarden accepts, and the SQLAlchemy driver each means here: Heroku-style
+# ``postgres://`` and a bare ``postgresql://`` (SQLAlchemy would pick psycopg2, which is not
+# installed) both mean psycopg 3.
+_DRIVER_OF_SCHEME = {
+    "postgres": "postgresql+psycopg",
+    "postgresql": "postgresql+psycopg",
+    "postgresql+psycopg": "postgresql+psycopg",
+    "sqlite": "sqlite",
+    "sqlite+pysqlite": "sqlite+pysqlite",
+}
+
+
+def store_url(url: str) -> str:
+    """``url`` with the driver memwarden uses for its scheme; :class:`UnsupportedStore` for
+    any other scheme (MySQL, a misspelling), before a driver import can fail obscurely."""
+    scheme, sep, rest = url.partition("://")
+    driver = _DRIVER_OF_SCHEME.get(scheme.lower()) if sep else None
+    if driver is None:
+        shown = scheme if sep and len(scheme) <= 30 and scheme.isascii() else "(none)"
+        raise UnsupportedStore(
+            f"unsupported database URL scheme {shown!r}: memwarden runs on PostgreSQL "
+            "(postgresql://, postgres://) or SQLite (sqlite:///path)"
+        )
+    return f"{driver}://{rest}"
 
 
 def is_embedded_url(url: str) -> bool:
@@ -141,11 +185,61 @@ def lock_rows(
     return stmt.with_for_update(read=read, skip_locked=skip_locked, of=of)
 
 
+def relax_commit_durability(conn: Connection) -> None:
+    """This transaction's commit does not wait for its WAL flush (PostgreSQL
+    ``synchronous_commit = off``, for this transaction only): a crash may lose its last
+    fraction of a second of rows, never corrupt them. For append-only audit rows written on a
+    read path, where waiting for the disk would cost the read more than the row is worth.
+    SQLite: nothing to change."""
+    if _postgres(conn):
+        conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+
+
 def hold_rows(conn: Connection, stmt: Any, *, read: bool = False) -> None:
     """Lock the rows ``stmt`` selects until commit, for their lock alone (``read``: shared
     locks, so only writers are waited for). Nothing to run on SQLite (see ``lock_rows``)."""
     if _postgres(conn):
         conn.execute(stmt.with_for_update(read=read)).all()
+
+
+# The advisory-lock class of per-subject order locks (``lock_names``): the two-key form
+# lives in a key space apart from the one-key locks (the migration lock in ``store.db``).
+ORDER_LOCK_CLASS = 7210532
+# The class of fact keys locked before their row exists (``memory_state.queue_lock``).
+FACT_LOCK_CLASS = 7210533
+
+_LOCK_NAMES_SQL = (
+    "SELECT pg_advisory_xact_lock(:cls, h) FROM (SELECT DISTINCT hashtext(k) AS h "
+    "FROM unnest(CAST(:keys AS text[])) AS k ORDER BY h) AS ordered"
+)
+
+
+class QueuesSteps(Protocol):
+    """A batch of statements (``store.db.Batch``) as the queued lock needs it."""
+
+    conn: Connection
+
+    def add(self, key: str, build: Any, params: Any = None, /) -> Any: ...
+
+
+def lock_names(conn: Connection, names: Iterable[str], lock_class: int = ORDER_LOCK_CLASS) -> None:
+    """Hold a lock per name until commit (PostgreSQL: transaction advisory locks in one
+    sorted order, so two holders of overlapping sets cannot deadlock; distinct names that
+    hash alike only wait for each other). SQLite: the write lock already serializes."""
+    keys = sorted(set(names))
+    if not keys or not _postgres(conn):
+        return
+    conn.execute(text(_LOCK_NAMES_SQL), {"cls": lock_class, "keys": keys}).all()
+
+
+def queue_lock_names(
+    batch: QueuesSteps, key: str, names: Iterable[str], lock_class: int = ORDER_LOCK_CLASS
+) -> None:
+    """``lock_names`` queued on the caller's batch (its statements after it run once the
+    locks are held). Nothing is queued on SQLite."""
+    keys = sorted(set(names))
+    if keys and _postgres(batch.conn):
+        batch.add(key, lambda _conn: text(_LOCK_NAMES_SQL), {"cls": lock_class, "keys": keys})
 
 
 def in_list(bind: Bind, column: Any, values: Iterable[Any]) -> Any:
@@ -189,6 +283,14 @@ def in_param_or_select(bind: Bind, column: Any, name: str, subquery: Any) -> Any
         given = select(func.unnest(bindparam(name, type_=ARRAY(column.type))))
         return column.in_(union(given, subquery))
     return or_(in_param(bind, column, name), column.in_(subquery))
+
+
+def json_list_agg(bind: Bind, column: Any) -> Any:
+    """An aggregate of ``column`` into a JSON array, read back as a Python list (None or
+    ``[]`` when no row matched): ``json_agg`` on PostgreSQL, ``json_group_array`` on SQLite."""
+    if _postgres(bind):
+        return func.json_agg(column, type_=JSON)
+    return func.json_group_array(column, type_=JSON)
 
 
 class Queued(Protocol):

@@ -417,6 +417,10 @@ approvals = Table(
     Column("verdict", String(20), nullable=False),
     Column("outcome", String(40), nullable=False),
     Column("created_at", Ts, nullable=False),
+    # the review decision's own receipt (canonical JSON) and the sha256 of the pending
+    # receipt it answers: the pending receipt is never rewritten (seed 001)
+    Column("pending_fingerprint", String(64)),
+    Column("receipt", Text),
     Index(None, "tenant_id", "proposal_id"),
 )
 
@@ -535,6 +539,11 @@ actions = Table(
     Column("state_reason", String(60)),
     Column("decided_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),
+    # repair that closes (seed 002): when it began, what cannot be undone, who closed it
+    Column("needs_repair_at", Ts),
+    Column("repair_note", Text),
+    Column("repaired_by", Id),
+    Column("repaired_at", Ts),
     UniqueConstraint("action_id"),
     UniqueConstraint("tenant_id", "idempotency_key"),
     Index(None, "tenant_id", "state"),
@@ -556,8 +565,9 @@ action_uses = Table(
 curate_runs = Table(
     "curate_runs",
     metadata,
+    # Client-chosen, so unique per tenant only (issue 22): another tenant's id is no clash.
+    Column("tenant_id", Id, primary_key=True),
     Column("run_id", String(100), primary_key=True),
-    Column("tenant_id", Id, nullable=False),
     Column("subjects", Text, nullable=False),  # JSON list of subject ids, or ["*"]
     Column("stage", String(20), nullable=False),
     Column("planner", Id, nullable=False),  # the principal that took the snapshot and planned
@@ -570,14 +580,19 @@ curate_runs = Table(
     Column("created_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),
     Column("published_at", Ts),
+    # Set when a forget erased items of the package: it no longer matches snapshot_hash,
+    # and that is an erasure, not tampering (a rollback may still use what is left).
+    Column("erased_at", Ts),
     Index(None, "tenant_id"),
 )
 
 # The append-only ledger: one row per finished rewriter batch, or per later edit of the
-# plan. Never updated; the plan is the fold of these rows in ``seq`` order.
+# plan. Never updated (but for a forget erasing its forgotten strings); the plan is the fold
+# of these rows in ``seq`` order.
 curate_ledger = Table(
     "curate_ledger",
     metadata,
+    Column("tenant_id", Id, nullable=False),
     Column("run_id", String(100), nullable=False),
     Column("seq", Integer, nullable=False),
     Column("entry", String(20), nullable=False),  # batch | edit
@@ -587,9 +602,9 @@ curate_ledger = Table(
     Column("tokens", Integer, nullable=False, server_default=text("0")),
     Column("author", Id, nullable=False),
     Column("created_at", Ts, nullable=False),
-    PrimaryKeyConstraint("run_id", "seq"),
+    PrimaryKeyConstraint("tenant_id", "run_id", "seq"),
     # a batch is finished once: a resumed plan that races a crashed one loses here
-    UniqueConstraint("run_id", "batch_no", name="uq_curate_ledger_batch"),
+    UniqueConstraint("tenant_id", "run_id", "batch_no", name="uq_curate_ledger_batch"),
 )
 
 # Reviews and attestations, each bound to the plan hash it saw.
@@ -597,6 +612,7 @@ curate_signoffs = Table(
     "curate_signoffs",
     metadata,
     _id(),
+    Column("tenant_id", Id, nullable=False),
     Column("run_id", String(100), nullable=False),
     Column("kind", String(20), nullable=False),  # review | attest
     Column("principal_id", Id, nullable=False),
@@ -605,7 +621,7 @@ curate_signoffs = Table(
     Column("model", String(120)),  # the reviewer model, when a model reviewed
     Column("statement", Text, nullable=False, server_default=text("'{}'")),
     Column("created_at", Ts, nullable=False),
-    Index(None, "run_id"),
+    Index(None, "tenant_id", "run_id"),
 )
 
 # While a run publishes, recall for its subjects ("*" = the whole tenant) is protected
@@ -626,13 +642,14 @@ curate_writes = Table(
     "curate_writes",
     metadata,
     _id(),
+    Column("tenant_id", Id, nullable=False),
     Column("run_id", String(100), nullable=False),
     Column("phase", String(20), nullable=False),  # publish | rollback
     Column("action", String(20), nullable=False),  # commit | retire
     Column("memory_id", String(40), nullable=False),
     Column("version", Integer, nullable=False),
     Column("created_at", Ts, nullable=False),
-    Index(None, "run_id"),
+    Index(None, "tenant_id", "run_id"),
 )
 
 # Evidence spans of versions curate wrote: gate versions find theirs in ``proposals``; a
@@ -641,6 +658,7 @@ curate_spans = Table(
     "curate_spans",
     metadata,
     Column("memory_id", String(40), nullable=False),
+    Column("tenant_id", Id, nullable=False),
     Column("version", Integer, nullable=False),
     Column("message_id", Id, nullable=False),
     Column("revision", Integer, nullable=False),
@@ -689,4 +707,54 @@ review_holds = Table(
     Column("cleared_at", Ts),
     Column("cleared_by", Id),
     PrimaryKeyConstraint("tenant_id", "scope"),
+)
+
+# The commit switch (seed 000, hard rollback): one row per tenant, or "*" for every tenant.
+# While ``state`` is closed the gate commits nothing: would-be commits are held in
+# ``switch_quarantine`` and recall keeps serving what was committed before. Closed by an
+# operator or automatically by a trigger (``reason``); opened only by memory:admin.
+commit_switches = Table(
+    "commit_switches",
+    metadata,
+    Column("tenant_id", Id, primary_key=True),
+    Column("state", String(10), nullable=False),  # open | closed
+    Column("reason", String(60), nullable=False),
+    Column("detail", Text, nullable=False, server_default=text("'{}'")),
+    Column("changed_by", Id, nullable=False),
+    Column("changed_at", Ts, nullable=False),
+)
+
+# Proposals the gate decided while the commit switch was closed: the decision they would
+# have had, so an operator can see what the switch held back and release or drop it.
+switch_quarantine = Table(
+    "switch_quarantine",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("proposal_id", String(64), nullable=False),
+    Column("payload_hash", String(64), nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("would_be_decision", String(20), nullable=False),
+    Column("would_be_reasons", Text, nullable=False),
+    Column("switch_reason", String(60), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    UniqueConstraint("tenant_id", "proposal_id", name="uq_switch_quarantine_proposal"),
+)
+
+# Who saw what (seed 002): one row per memory version a recall or an action read. Ids and
+# versions only, never values; append-only, pruned past the retention window.
+read_log = Table(
+    "read_log",
+    metadata,
+    _id(),
+    Column("tenant_id", Id, nullable=False),
+    Column("read_id", String(32), nullable=False),  # one recall or action: its rows share it
+    Column("surface", String(20), nullable=False),  # recall | action
+    Column("principal_id", Id, nullable=False),
+    Column("subject_id", Id, nullable=False),
+    Column("memory_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("read_at", Ts, nullable=False),
+    Index("ix_read_log_memory", "tenant_id", "memory_id", "read_at"),
+    Index("ix_read_log_read_at", "read_at"),  # retention pruning
 )

@@ -8,8 +8,10 @@ the transaction and a pooled connection never carries it to the next one.
 - :func:`tenant_scope` — a request or command acting for one tenant (the API sets it from
   the authenticated principal).
 - :func:`all_tenants` — a system process that legitimately spans tenants (relay, consumers
-  reading a batch of many tenants, audit, outbox and dead-letter tools). Set it narrowly,
-  around the work that needs it, and give the reason: the list lives in docs/decisions.md.
+  reading a batch of many tenants, audit, outbox and dead-letter tools). Its transactions
+  connect as the system login (``MEMWARDEN_SYSTEM_DB_USER``, a member of the role the
+  policies name); no setting widens the application role's view. Set it narrowly, around
+  the work that needs it, and give the reason: the list lives in docs/decisions.md.
 
 No scope set means the setting is absent and every tenant table answers nothing: a
 forgotten scope fails closed. SQLite has no row-level security; there the application's own
@@ -23,7 +25,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 SETTING = "memwarden.tenant"
-# Never a tenant id: ids must start with a letter or digit (shared.models.ID_PATTERN).
+# The API's credential lookup: the hash of the presented key (shared.rls key_lookup policy).
+KEY_HASH_SETTING = "memwarden.key_hash"
+# The in-process marker of system work. Never sent to the database: the system scope is a
+# role (shared.rls.SYSTEM_ROLE), and ``shared.db`` routes such work to the system login.
 ALL_TENANTS = "*"
 
 _scope: ContextVar[str | None] = ContextVar("memwarden_tenant_scope", default=None)
