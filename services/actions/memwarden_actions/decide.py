@@ -39,6 +39,7 @@ class DenyReason(StrEnum):
     PROHIBITED_ACTION = "prohibited_action"
     PURPOSE_NOT_ALLOWED = "purpose_not_allowed"
     NOT_AUTHORISED = "not_authorised"
+    UNKNOWN_INTENT = "unknown_intent"
 
 
 @dataclass(frozen=True)
@@ -110,13 +111,17 @@ def _use_reasons(
 def decide_action(
     *,
     intent: str,
+    known_intent: bool,
     high_consequence: bool,
     may_request: bool,
     purpose: str | None,
     used: list[UsedMemory],
     now: datetime,
 ) -> ActionVerdict:
-    """Decide one action request from what the store says at ``now``."""
+    """Decide one action request from what the store says at ``now``. An intent the action
+    registry does not hold is refused as a result, with a receipt, never an exception."""
+    if not known_intent:
+        return ActionVerdict(ActionDecision.DENY, (DenyReason.UNKNOWN_INTENT.value,))
     if not may_request:
         return ActionVerdict(ActionDecision.DENY, (DenyReason.NOT_AUTHORISED.value,))
     reasons: list[str] = []

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, select
 
 from memwarden_actions.decide import ActionDecision, UsedMemory, decide_action
-from memwarden_actions.receipts import ActionKeyConflict, UnknownIntent, receipt
+from memwarden_actions.receipts import ActionKeyConflict, receipt
 from memwarden_actions.request import ActionRequest, key_hash, request_hash
 from memwarden_shared.contract.action_registry import ActionRegistry, default_action_registry
 from memwarden_shared.contract.canonical import sha256_hex
@@ -62,14 +62,12 @@ def request_action(
     registry: Registry | None = None,
     actions_registry: ActionRegistry | None = None,
 ) -> dict[str, Any]:
-    """Decide ``req`` and return its receipt. Raises ``Forbidden`` for a principal of another
-    tenant, ``UnknownIntent`` for an unregistered intent (nothing is recorded for either), and
-    ``ActionKeyConflict`` when the key was used with another intent or params."""
+    """Decide ``req`` and return its receipt (an unregistered intent is a recorded DENY
+    ``unknown_intent``). Raises ``Forbidden`` for a principal of another tenant (nothing is
+    recorded) and ``ActionKeyConflict`` when the key was used with another intent or params."""
     if principal.tenant_id != req.tenant_id:
         raise Forbidden("principal belongs to another tenant")
     spec = (actions_registry or default_action_registry()).get(req.intent)
-    if spec is None:
-        raise UnknownIntent(f"intent {req.intent!r} is not in the action registry")
     now = now or utcnow()
     bound = key_hash(req.intent, req.params)
     with unit_of_work(engine or get_engine()) as uow:
@@ -80,7 +78,8 @@ def request_action(
         used = read_used(conn, req, registry or default_registry())
         verdict = decide_action(
             intent=req.intent,
-            high_consequence=spec.high_consequence,
+            known_intent=spec is not None,
+            high_consequence=spec is not None and spec.high_consequence,
             may_request=principal.allows(Scope.ACTION_REQUEST),
             purpose=req.purpose,
             used=used,

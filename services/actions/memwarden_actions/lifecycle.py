@@ -65,6 +65,7 @@ def approve_action(
             raise ActionRefused(f"action is {row['state']}, not awaiting approval")
         verdict = decide_action(
             intent=row["intent"],
+            known_intent=True,  # only a registered intent can be awaiting approval
             high_consequence=False,
             may_request=True,
             purpose=row["purpose"],
@@ -129,11 +130,25 @@ TRANSITIONS = {
     (ActionState.CANCELLED, OutcomeStatus.CANCELLED): ActionState.CANCELLED,
 }
 # Reports that repeat what is already recorded are answered with the receipt, unchanged.
+# A repair only ever opens on an execution, so "executed" again is a repeat in all its states.
 REPEATS = {
     (ActionState.EXECUTED, OutcomeStatus.EXECUTED),
     (ActionState.FAILED, OutcomeStatus.FAILED),
     (ActionState.NEEDS_REPAIR, OutcomeStatus.EXECUTED),
+    (ActionState.IRREVERSIBLE, OutcomeStatus.EXECUTED),
+    (ActionState.REPAIRED, OutcomeStatus.EXECUTED),
 }
+
+
+def _is_repeat(row: Any, state: ActionState, status: OutcomeStatus) -> bool:
+    """A report that would change nothing but the record of when it came. The first report
+    is the record: a caller that re-sends one (its reply lost to a crash or a timeout) gets
+    the receipt as first answered, not a new ``reported_at`` and ``external_ref``. A cancelled
+    action's recorded "failed" and "cancelled" both say no effect happened, so either repeats
+    the other; "executed" after them does not (it opens a repair)."""
+    if (state, status) in REPEATS:
+        return True
+    return row["outcome_at"] is not None and TRANSITIONS.get((state, status)) == state
 
 
 def report_outcome(
@@ -156,7 +171,7 @@ def report_outcome(
         if row is None:
             raise UnknownAction(action_id)
         state = ActionState(row["state"])
-        if (state, status) in REPEATS:
+        if _is_repeat(row, state, status):
             return receipt(row)
         target = TRANSITIONS.get((state, status))
         if target is None:
@@ -166,6 +181,7 @@ def report_outcome(
             values["external_ref"] = external_ref
         if target == ActionState.NEEDS_REPAIR:
             values["state_reason"] = "executed_after_cancel"
+            values["needs_repair_at"] = now
             emit(
                 conn,
                 Topic.ACTION_NEEDS_REPAIR,

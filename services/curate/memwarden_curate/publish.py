@@ -75,8 +75,8 @@ def _refuse_unless_publishable(
             f"publish refused: coverage is incomplete ({len(found)} problems; run check)",
             found,
         )
-    approved = [s for s in signoffs(conn, run.run_id, "review") if s.verdict == "approved"]
-    attests = signoffs(conn, run.run_id, "attest")
+    approved = [s for s in signoffs(conn, run, "review") if s.verdict == "approved"]
+    attests = signoffs(conn, run, "attest")
     reviewed = any(s.plan_hash == phash for s in approved)
     attested = any(s.plan_hash == phash for s in attests)
     if reviewed and attested:
@@ -123,7 +123,7 @@ def publish(
             raise CurateRefused("scope_busy", f"publish refused: {sorted(others)} is publishing")
         now = utcnow()
         curate_block.set_blocks(uow.conn, run.tenant_id, subjects, run_id, now)
-        set_stage(uow.conn, run_id, Stage.PUBLISHING, now)
+        set_stage(uow.conn, run, Stage.PUBLISHING, now)
         uow.commit()
     blocked_at = time.monotonic()
     try:
@@ -134,7 +134,7 @@ def publish(
             uow.commit()
     except Exception as exc:
         # nothing was committed: the store is the snapshot's; lift and say why
-        _close(engine, run_id, Stage.FAILED, blocked_at, {"error": _reason(exc)})
+        _close(engine, run, Stage.FAILED, blocked_at, {"error": _reason(exc)})
         if isinstance(exc, CurateRefused):
             raise
         raise CurateRefused(
@@ -150,13 +150,13 @@ def publish(
         with unit_of_work(engine) as uow:
             restored = restore(uow.conn, run, items, utcnow())
             uow.commit()
-        _close(engine, run_id, Stage.FAILED, blocked_at, {"error": _reason(exc), **restored})
+        _close(engine, run, Stage.FAILED, blocked_at, {"error": _reason(exc), **restored})
         raise CurateRefused(
             "publish_failed", f"publish failed ({_reason(exc)}); restored the snapshot"
         ) from exc
     return _close(
         engine,
-        run_id,
+        run,
         Stage.PUBLISHED,
         blocked_at,
         {
@@ -174,7 +174,7 @@ def _reason(exc: Exception) -> str:
 
 def _close(
     engine: Engine,
-    run_id: str,
+    run: Any,
     stage: Stage,
     blocked_at: float,
     outcome: dict[str, Any],
@@ -182,14 +182,14 @@ def _close(
     published: bool = False,
 ) -> dict[str, Any]:
     with unit_of_work(engine) as uow:
-        curate_block.lift_blocks(uow.conn, run_id)
+        curate_block.lift_blocks(uow.conn, run.tenant_id, run.run_id)
         now = utcnow()
         outcome["read_block_seconds"] = round(time.monotonic() - blocked_at, 4)
         extra = {"published_at": now} if published else {}
-        set_stage(uow.conn, run_id, stage, now, outcome=outcome, **extra)
+        set_stage(uow.conn, run, stage, now, outcome=outcome, **extra)
         uow.commit()
     with unit_of_work(engine) as uow:  # the status read is not worth holding the block for
-        return status(uow.conn, get_run(uow.conn, run_id))
+        return status(uow.conn, get_run(uow.conn, run.run_id, run.tenant_id))
 
 
 def _projection(conn: Connection, memory_ids: list[str]) -> dict[str, int]:
@@ -239,8 +239,12 @@ def _apply(
             actions_reason="curate_retired",
         ),
     }
-    _spans(conn, [(v, c.evidence) for v, c in zip(written["commit"], commits, strict=True)])
-    _record(conn, run.run_id, "publish", written, now)
+    _spans(
+        conn,
+        run.tenant_id,
+        [(v, c.evidence) for v, c in zip(written["commit"], commits, strict=True)],
+    )
+    _record(conn, run, "publish", written, now)
     return written
 
 
@@ -282,10 +286,13 @@ def _support(
     return out
 
 
-def _spans(conn: Connection, written: list[tuple[tuple[str, int], list[dict[str, Any]]]]) -> None:
+def _spans(
+    conn: Connection, tenant_id: str, written: list[tuple[tuple[str, int], list[dict[str, Any]]]]
+) -> None:
     """Which sentence of each message supports a curated version, for later snapshots."""
     rows = [
         {
+            "tenant_id": tenant_id,
             "memory_id": ref[0],
             "version": ref[1],
             "message_id": e["message_id"],
@@ -305,14 +312,15 @@ def _spans(conn: Connection, written: list[tuple[tuple[str, int], list[dict[str,
 
 def _record(
     conn: Connection,
-    run_id: str,
+    run: Any,
     phase: str,
     written: dict[str, list[tuple[str, int]]],
     now: datetime,
 ) -> None:
     rows = [
         {
-            "run_id": run_id,
+            "tenant_id": run.tenant_id,
+            "run_id": run.run_id,
             "phase": phase,
             "action": action,
             "memory_id": m,
@@ -379,7 +387,9 @@ def restore(
     published = list(
         conn.execute(
             select(curate_writes).where(
-                curate_writes.c.run_id == run.run_id, curate_writes.c.phase == "publish"
+                curate_writes.c.tenant_id == run.tenant_id,
+                curate_writes.c.run_id == run.run_id,
+                curate_writes.c.phase == "publish",
             )
         )
     )
@@ -414,12 +424,13 @@ def restore(
     }
     _spans(
         conn,
+        run.tenant_id,
         [
             (ref, item["evidence"])
             for ref, (_, item, _) in zip(written["commit"], plan.back, strict=True)
         ],
     )
-    _record(conn, run.run_id, "rollback", written, now)
+    _record(conn, run, "rollback", written, now)
     return {
         "restored": len(written["commit"]),
         "withdrawn": len(written["retire"]),
@@ -474,6 +485,6 @@ def rollback(principal: Principal, run_id: str, *, engine: Engine | None = None)
         uow.commit()
     blocked_at = time.monotonic()
     with unit_of_work(engine) as uow:
-        restored = restore(uow.conn, run, items_of(run), utcnow())
+        restored = restore(uow.conn, run, items_of(run, erased_ok=True), utcnow())
         uow.commit()
-    return _close(engine, run_id, Stage.ROLLED_BACK, blocked_at, restored)
+    return _close(engine, run, Stage.ROLLED_BACK, blocked_at, restored)

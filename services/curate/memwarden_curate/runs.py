@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, and_, func, select, update
 
 from memwarden_curate import coverage, package, plan
 from memwarden_shared.contract.canonical import claim_text, jcs, normalized_content_hash, sha256_hex
@@ -61,40 +61,72 @@ def allow_reader(principal: Principal, tenant_id: str) -> None:
     allow(principal, Scope.READ, tenant_id)
 
 
-def get_run(conn: Connection, run_id: str, tenant_id: str | None = None) -> Any:
-    row = conn.execute(select(curate_runs).where(curate_runs.c.run_id == run_id)).first()
-    if row is None or (tenant_id is not None and row.tenant_id != tenant_id):
+class RunRef(Protocol):
+    """What names a run: its tenant and its id (a run row is one). Run ids are the client's
+    choice, so they are unique per tenant only: every lookup names both (issue 22)."""
+
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def run_id(self) -> str: ...
+
+
+def _of(table: Any, run: RunRef) -> Any:
+    return and_(table.c.tenant_id == run.tenant_id, table.c.run_id == run.run_id)
+
+
+def find_run(conn: Connection, run_id: str, tenant_id: str) -> Any:
+    """The run ``run_id`` of ``tenant_id``, or None. Another tenant's run of the same id is
+    simply a different run: neither visible nor in the way."""
+    return conn.execute(
+        select(curate_runs).where(
+            curate_runs.c.tenant_id == tenant_id, curate_runs.c.run_id == run_id
+        )
+    ).first()
+
+
+def get_run(conn: Connection, run_id: str, tenant_id: str) -> Any:
+    row = find_run(conn, run_id, tenant_id)
+    if row is None:
         raise CurateRefused("unknown_run", f"no curate run {run_id} in this tenant")
     return row
 
 
-def set_stage(conn: Connection, run_id: str, stage: Stage, now: datetime, **extra: Any) -> None:
+def set_stage(conn: Connection, run: RunRef, stage: Stage, now: datetime, **extra: Any) -> None:
     values: dict[str, Any] = {"stage": stage, "updated_at": now}
     if "outcome" in extra:
         values["outcome"] = json.dumps(extra.pop("outcome"), ensure_ascii=False, default=str)
     values.update(extra)
-    conn.execute(update(curate_runs).where(curate_runs.c.run_id == run_id).values(**values))
+    conn.execute(update(curate_runs).where(_of(curate_runs, run)).values(**values))
 
 
-def items_of(run: Any) -> list[dict[str, Any]]:
-    if not package.verify(run.package, run.snapshot_hash):
+def items_of(run: Any, *, erased_ok: bool = False) -> list[dict[str, Any]]:
+    """The snapshot's items. A package that no longer matches its hash is refused: altered,
+    or erased by a forget (``erased_at``). Only a rollback (``erased_ok``) goes on with an
+    erased package, without the erased items: it must never bring forgotten values back."""
+    if package.verify(run.package, run.snapshot_hash):
+        return package.load(run.package)[1]
+    if run.erased_at is None:
         raise CurateRefused("snapshot_altered", "the stored snapshot no longer matches its hash")
-    return package.load(run.package)[1]
+    if not erased_ok:
+        raise CurateRefused(
+            "snapshot_erased",
+            "a forget erased part of this snapshot after it was taken; take a new snapshot",
+        )
+    return [i for i in package.load(run.package)[1] if not i.get("erased")]
 
 
-def ledger(conn: Connection, run_id: str) -> list[Any]:
+def ledger(conn: Connection, run: RunRef) -> list[Any]:
     return list(
         conn.execute(
-            select(curate_ledger)
-            .where(curate_ledger.c.run_id == run_id)
-            .order_by(curate_ledger.c.seq)
+            select(curate_ledger).where(_of(curate_ledger, run)).order_by(curate_ledger.c.seq)
         )
     )
 
 
 def append(
     conn: Connection,
-    run_id: str,
+    run: RunRef,
     entry: str,
     body: dict[str, Any],
     *,
@@ -105,14 +137,13 @@ def append(
 ) -> int:
     """Append one ledger row; rows are never updated or deleted."""
     seq = conn.execute(
-        select(func.coalesce(func.max(curate_ledger.c.seq), 0)).where(
-            curate_ledger.c.run_id == run_id
-        )
+        select(func.coalesce(func.max(curate_ledger.c.seq), 0)).where(_of(curate_ledger, run))
     ).scalar_one()
     text = jcs(body).decode("utf-8")
     conn.execute(
         curate_ledger.insert().values(
-            run_id=run_id,
+            tenant_id=run.tenant_id,
+            run_id=run.run_id,
             seq=int(seq) + 1,
             entry=entry,
             batch_no=batch_no,
@@ -128,7 +159,7 @@ def append(
 
 def current_plan(conn: Connection, run: Any) -> tuple[dict[str, Any], str]:
     """The folded plan and its hash."""
-    entries = [{"entry": r.entry, "body": json.loads(r.body)} for r in ledger(conn, run.run_id)]
+    entries = [{"entry": r.entry, "body": json.loads(r.body)} for r in ledger(conn, run)]
     folded = plan.fold(entries)
     return folded, plan.plan_hash(run.snapshot_hash, folded)
 
@@ -167,11 +198,11 @@ def plan_problems(
     return found, phash, folded
 
 
-def signoffs(conn: Connection, run_id: str, kind: str) -> list[Any]:
+def signoffs(conn: Connection, run: RunRef, kind: str) -> list[Any]:
     return list(
         conn.execute(
             select(curate_signoffs)
-            .where(curate_signoffs.c.run_id == run_id, curate_signoffs.c.kind == kind)
+            .where(_of(curate_signoffs, run), curate_signoffs.c.kind == kind)
             .order_by(curate_signoffs.c.id)
         )
     )
@@ -179,7 +210,7 @@ def signoffs(conn: Connection, run_id: str, kind: str) -> list[Any]:
 
 def add_signoff(
     conn: Connection,
-    run_id: str,
+    run: RunRef,
     kind: str,
     principal_id: str,
     plan_hash: str,
@@ -191,7 +222,8 @@ def add_signoff(
 ) -> None:
     conn.execute(
         curate_signoffs.insert().values(
-            run_id=run_id,
+            tenant_id=run.tenant_id,
+            run_id=run.run_id,
             kind=kind,
             principal_id=principal_id,
             plan_hash=plan_hash,
@@ -206,9 +238,9 @@ def add_signoff(
 def status(conn: Connection, run: Any) -> dict[str, Any]:
     """Stage, hashes, counts and ledger of a run (what every command prints)."""
     folded, phash = current_plan(conn, run)
-    rows = ledger(conn, run.run_id)
+    rows = ledger(conn, run)
     writes: dict[str, int] = {}
-    for w in conn.execute(select(curate_writes).where(curate_writes.c.run_id == run.run_id)):
+    for w in conn.execute(select(curate_writes).where(_of(curate_writes, run))):
         writes[f"{w.phase}_{w.action}"] = writes.get(f"{w.phase}_{w.action}", 0) + 1
 
     def bound(kind: str) -> list[dict[str, Any]]:
@@ -221,7 +253,7 @@ def status(conn: Connection, run: Any) -> dict[str, Any]:
                 "valid": s.plan_hash == phash,
                 "at": s.created_at,
             }
-            for s in signoffs(conn, run.run_id, kind)
+            for s in signoffs(conn, run, kind)
         ]
 
     return {

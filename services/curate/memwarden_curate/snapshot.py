@@ -146,7 +146,10 @@ def _spans(
     ids = sorted({m for m, _ in wanted})
     for chunk in range(0, len(ids), 1000):
         for r in conn.execute(
-            select(curate_spans).where(curate_spans.c.memory_id.in_(ids[chunk : chunk + 1000]))
+            select(curate_spans).where(
+                curate_spans.c.tenant_id == tenant_id,
+                curate_spans.c.memory_id.in_(ids[chunk : chunk + 1000]),
+            )
         ):
             if (r.memory_id, r.version) in wanted:
                 spans[(r.memory_id, r.version, r.message_id, r.revision)].add((r.start, r.end))

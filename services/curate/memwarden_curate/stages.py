@@ -10,18 +10,20 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from memwarden_curate import package, rules
 from memwarden_curate.runs import (
     CurateRefused,
+    RunRef,
     Stage,
     add_signoff,
     allow,
     allow_reader,
     append,
     current_plan,
+    find_run,
     get_run,
     items_of,
     ledger,
@@ -85,14 +87,15 @@ def take_snapshot(
     run_id = run_id or "cur_" + uuid.uuid4().hex[:16]
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
-        if uow.conn.execute(curate_runs.select().where(curate_runs.c.run_id == run_id)).first():
+        if find_run(uow.conn, run_id, tenant_id) is not None:
             raise CurateRefused("run_exists", f"run {run_id} exists; snapshots are immutable")
         items = current_items(uow.conn, tenant_id, chosen, now)
         text, digest = package.build(
             tenant_id=tenant_id, subjects=chosen, taken_at=rfc3339(now) or "", items=items
         )
-        uow.conn.execute(
-            curate_runs.insert().values(
+        _insert_run(
+            uow.conn,
+            dict(
                 run_id=run_id,
                 tenant_id=tenant_id,
                 subjects=json.dumps(chosen),
@@ -104,12 +107,24 @@ def take_snapshot(
                 batch_size=batch_size,
                 created_at=now,
                 updated_at=now,
-            )
+            ),
         )
-        run = get_run(uow.conn, run_id)
+        run = get_run(uow.conn, run_id, tenant_id)
         out = status(uow.conn, run)
         uow.commit()
     return out
+
+
+def _insert_run(conn: Connection, values: dict[str, Any]) -> None:
+    """A concurrent snapshot of the same id in the same tenant wins the key: a 409 refusal
+    here, never an unhandled integrity error (the id is the client's choice)."""
+    try:
+        with conn.begin_nested():
+            conn.execute(curate_runs.insert().values(**values))
+    except IntegrityError:
+        raise CurateRefused(
+            "run_exists", f"run {values['run_id']} exists; snapshots are immutable"
+        ) from None
 
 
 def batches(items: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
@@ -149,9 +164,9 @@ def make_plan(
     with unit_of_work(engine) as uow:
         run = get_run(uow.conn, run_id, principal.tenant_id)
         _refuse_unless_plannable(principal, run, rewriter)
-        done = {r.batch_no for r in ledger(uow.conn, run_id) if r.entry == "batch"}
+        done = {r.batch_no for r in ledger(uow.conn, run) if r.entry == "batch"}
         todo = batches(items_of(run), run.batch_size)
-        set_stage(uow.conn, run_id, Stage.PLANNING, utcnow(), rewriter=rewriter.name)
+        set_stage(uow.conn, run, Stage.PLANNING, utcnow(), rewriter=rewriter.name)
         uow.commit()
     stopped = None
     for batch_no, items in enumerate(todo):
@@ -162,18 +177,18 @@ def make_plan(
         except RewriterStopped as exc:
             stopped = str(exc) or "stopped"
             break
-        _append_batch(engine, principal, run_id, rewriter, batch_no, body, tokens)
+        _append_batch(engine, principal, run, rewriter, batch_no, body, tokens)
     with unit_of_work(engine) as uow:
-        finished = {r.batch_no for r in ledger(uow.conn, run_id) if r.entry == "batch"}
+        finished = {r.batch_no for r in ledger(uow.conn, run) if r.entry == "batch"}
         complete = finished >= set(range(len(todo)))
         set_stage(
             uow.conn,
-            run_id,
+            run,
             Stage.PLANNED if complete else Stage.PLANNING,
             utcnow(),
             outcome={"batches": len(todo), "finished": len(finished), "stopped": stopped},
         )
-        out = status(uow.conn, get_run(uow.conn, run_id))
+        out = status(uow.conn, get_run(uow.conn, run_id, run.tenant_id))
         uow.commit()
     return out
 
@@ -193,7 +208,7 @@ def _refuse_unless_plannable(principal: Principal, run: Any, rewriter: Rewriter)
 def _append_batch(
     engine: Engine,
     principal: Principal,
-    run_id: str,
+    run: RunRef,
     rewriter: Rewriter,
     batch_no: int,
     body: dict[str, Any],
@@ -204,7 +219,7 @@ def _append_batch(
         with unit_of_work(engine) as uow:
             append(
                 uow.conn,
-                run_id,
+                run,
                 "batch",
                 {**body, "batch_no": batch_no, "rewriter": rewriter.name},
                 author=principal.principal_id,
@@ -237,12 +252,12 @@ def check_plan(
         if run.stage in (Stage.PLANNED, Stage.CHECKED, Stage.CHECK_FAILED):
             set_stage(
                 uow.conn,
-                run_id,
+                run,
                 Stage.CHECK_FAILED if found else Stage.CHECKED,
                 utcnow(),
                 outcome={"plan_hash": phash, "problems": found},
             )
-        out = status(uow.conn, get_run(uow.conn, run_id))
+        out = status(uow.conn, get_run(uow.conn, run_id, run.tenant_id))
         uow.commit()
     return {**out, "problems": found}
 
@@ -288,7 +303,7 @@ def review_plan(
         verdict = "approved" if approve and not objections else "changes_requested"
         add_signoff(
             uow.conn,
-            run_id,
+            run,
             "review",
             principal.principal_id,
             phash,
@@ -298,8 +313,8 @@ def review_plan(
             statement={"objections": objections},
         )
         if verdict == "approved":
-            set_stage(uow.conn, run_id, Stage.REVIEWED, utcnow())
-        out = status(uow.conn, get_run(uow.conn, run_id))
+            set_stage(uow.conn, run, Stage.REVIEWED, utcnow())
+        out = status(uow.conn, get_run(uow.conn, run_id, run.tenant_id))
         uow.commit()
     return {**out, "verdict": verdict, "objections": objections}
 
@@ -355,7 +370,7 @@ def attest_plan(
             )
         if not any(
             s.verdict == "approved" and s.plan_hash == phash
-            for s in signoffs(uow.conn, run_id, "review")
+            for s in signoffs(uow.conn, run, "review")
         ):
             raise CurateRefused("not_reviewed", "attest refused: no review approved this plan")
         if statement.get("saw_catalogue") is not True:
@@ -363,7 +378,7 @@ def attest_plan(
         _sample_covers_risk(statement.get("sampled"), items_of(run))
         add_signoff(
             uow.conn,
-            run_id,
+            run,
             "attest",
             principal.principal_id,
             phash,
@@ -371,8 +386,8 @@ def attest_plan(
             utcnow(),
             statement=statement,
         )
-        set_stage(uow.conn, run_id, Stage.ATTESTED, utcnow())
-        out = status(uow.conn, get_run(uow.conn, run_id))
+        set_stage(uow.conn, run, Stage.ATTESTED, utcnow())
+        out = status(uow.conn, get_run(uow.conn, run_id, run.tenant_id))
         uow.commit()
     return out
 

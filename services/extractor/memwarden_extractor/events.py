@@ -5,7 +5,8 @@
 ``"2026-03-13 我们 上线"``. The value is ``YYYY-MM-DD[ HH:MM] <what>``:
 
 * the date is the one day-precise date of the claim (a relative phrase resolved in the
-  writer's own offset, or an ISO date written out); a week, a month, or two different days
+  writer's own offset, an ISO date, or a month and day written out in either language, in
+  the writer's year); a week, a month, or two different days
   ("moved from Monday to Wednesday") give no event;
 * the time is the one clock time of the claim, when there is exactly one;
 * ``<what>`` is the claim without the date and time phrases, everything else kept as
@@ -23,6 +24,7 @@ import datetime as dt
 import re
 
 from memwarden_shared.text.clocktime import find_clock_times
+from memwarden_shared.text.event_dates import written_dates
 from memwarden_shared.text.reltime import Granularity, find_relative_times, normalise_relative_times
 
 _ISO_DAY = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
@@ -33,6 +35,14 @@ _EN_DANGLING_END = re.compile(
 _ZH_DANGLING = "是的在于，,、：:"
 _EDGE = " \t,，;；:：.。!！?？…~～-—"
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# A month and day with no year, said of an occasion that comes back every year ("my
+# birthday is March 5", "结婚纪念日是6月1日"), is a standing fact, kept as a note without an
+# expiry, not a one-off event that lapses after the day.
+_ANNUAL = re.compile(
+    r"\b(?:birthdays?|b-?day|anniversar(?:y|ies)|name ?days?|every year|each year|annual(?:ly)?"
+    r"|yearly)\b|生日|生辰|纪念日|忌日|每年|每一年|年年",
+    re.I,
+)
 
 
 def _day_phrases(claim: str, anchor: dt.datetime) -> list[tuple[int, int, dt.date]]:
@@ -47,6 +57,16 @@ def _day_phrases(claim: str, anchor: dt.datetime) -> list[tuple[int, int, dt.dat
             found.append((m.start(), m.end(), dt.date(*map(int, m.groups()))))
         except ValueError:
             continue
+    # A month and day written out ("April 9", "9th of April", "4月9日", "2026/4/9"), read by
+    # the same parser the gate grounds dates with, so what is proposed is what it accepts.
+    taken = [(start, end) for start, end, _ in found]
+    annual = bool(_ANNUAL.search(claim))
+    found.extend(
+        (start, end, day)
+        for start, end, day in written_dates(claim, anchor)
+        if not any(start < e and s < end for s, e in taken)
+        and not (annual and not re.search(r"\d{4}", claim[start:end]))
+    )
     return sorted(found)
 
 

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-from memwarden_shared.text.classifier_cues import EN_FAMILY, EN_PET, ZH_FAMILY, ZH_PET
+from memwarden_shared.text.classifier_cues import (
+    EN_FAMILY,
+    EN_HOUSEHOLD_DURABLE,
+    EN_PET,
+    EN_PET_IN_PASSING,
+    ZH_FAMILY,
+    ZH_HOUSEHOLD_DURABLE,
+    ZH_PET,
+    ZH_PET_IN_PASSING,
+)
 
 _NAME_VERB_EN = r"(?:'s\s+(?:first\s+)?name\s+is|\s+is\s+(?:named|called)|\s+goes\s+by)\b"
 
@@ -19,18 +28,20 @@ _EN_HOUSEHOLD = re.compile(
     # "my dog is called Biscuit", "our golden retriever is Maple", "my wife is named Priya"
     r"\b(?:my|our)\s+(?:[a-z-]+\s+){0,2}?(?:" + EN_PET + r"|" + EN_FAMILY + r")s?"
     r"(?:" + _NAME_VERB_EN + r"|\s+is\s+(?!a\b|an\b|the\b|not\b|very\b|so\b)[a-z][\w'-]*\s*[.!]?$)"
-    # "we have a parrot named Kiwi", "I've got a cat called Miso"
-    r"|\b(?:i|we)(?:'ve| have)?\s+(?:have|got|own|adopted)\s+(?:a|an|one|two|three)\s+"
-    r"(?:[a-z-]+\s+){0,2}?" + EN_PET + r"s?\s+(?:named|called)\b"
+    # "we have a parrot named Kiwi", "I've got a cat called Miso", "I have two cats"
+    r"|"
+    + EN_HOUSEHOLD_DURABLE
+    # "my dog is a corgi": what the owner's pet is
+    + r"|^(?:my|our)\s+(?:[a-z-]+\s+){0,2}?"
+    + EN_PET
+    + r"s?\s+(?:is|are)\s+(?:a|an)\s+[a-z]"
 )
 _ZH_HOUSEHOLD = re.compile(
     # "我家的狗叫豆豆", "我老婆叫林晓", "我女儿的名字是朵朵"
     r"我(?:的|家的?|家里的?)?(?:那?[只条个位])?(?:" + ZH_PET + "|" + ZH_FAMILY + r")"
     r"(?:的名字|名字)?(?:叫|是|名叫)(?!不|没)"
-    # "我养了一只仓鼠，叫团子"
-    r"|我(?:们)?(?:家)?(?:养了?|有)(?:一|两|三)?[只条个]"
-    + ZH_PET
-    + r"[，,]?\s*(?:它|牠)?(?:叫|名叫)"
+    # "我养了一只仓鼠，叫团子", "我家有两只猫"
+    r"|" + ZH_HOUSEHOLD_DURABLE
 )
 # Someone else's household: "my manager's dog", "我领导家的狗".
 _EN_OTHERS = re.compile(r"\b(?:my|our)\s+[a-z-]+'s\s+(?:" + EN_PET + "|" + EN_FAMILY + ")")
@@ -55,9 +66,14 @@ ZH_ALLERGY = re.compile(r"我(?:对)?[^，,。；;]{1,12}?过敏")
 
 def household_note(raw: str, folded: str) -> bool:
     """The sentence names the owner's pet or family member."""
-    if _EN_OTHERS.search(folded):
-        return False
-    return bool(_EN_HOUSEHOLD.search(folded) or _ZH_HOUSEHOLD.search(folded))
+    if _EN_OTHERS.search(folded) or allergy(folded):
+        return False  # someone else's, or an allergy to an animal ("I have a cat allergy")
+    return bool(
+        _EN_HOUSEHOLD.search(folded)
+        or _ZH_HOUSEHOLD.search(folded)
+        or re.search(EN_PET_IN_PASSING, folded)  # "my dog Biscuit is three"
+        or re.search(ZH_PET_IN_PASSING, folded)
+    )
 
 
 def diet(folded: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -11,7 +11,9 @@ from sqlalchemy import Connection, Engine, Row, select
 
 from memwarden_extractor.canary import routed
 from memwarden_extractor.debounce import extract_debounced
+from memwarden_extractor.llm import extract as llm_extract
 from memwarden_extractor.llm import extractor_from_settings
+from memwarden_extractor.llm_client import LlmClient
 from memwarden_extractor.rules import EXTRACTOR_VERSION, extract
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import proposal_id, proposal_identity
@@ -21,6 +23,7 @@ from memwarden_shared.delivery.consume import consume
 from memwarden_shared.delivery.outbox import order_seq, queue_events
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.state.candidates import queue_candidates
+from memwarden_shared.state.forgotten import forgotten_topics
 from memwarden_shared.store.db import Batch, get_engine, in_offset, unit_of_work, utcnow
 from memwarden_shared.store.dialect import pairs_in
 from memwarden_shared.store.schema import messages
@@ -88,10 +91,13 @@ def turn_of(row: Row[Any]) -> Turn:
     )
 
 
-def _stage_extractor(conn: Connection, registry: Registry) -> Callable[[Turn], list[ProposalBody]]:
+def _stage_extractor(
+    conn: Connection, registry: Registry, turns: Sequence[Turn] = ()
+) -> Callable[[Turn], list[ProposalBody]]:
     """The extractor this stage runs: ``MEMWARDEN_EXTRACTOR``, or the rules extractor under
     the version an eval comparison set; with a canary, its share of sessions goes to the
-    canary version (``services.extractor.canary``)."""
+    canary version (``services.extractor.canary``). The LLM extractor is told what each
+    subject of ``turns`` asked to forget (keys and hashes, read once for the batch)."""
     settings = get_settings()
     version = _extractor_version.get()
     if version is not None:  # an eval comparison runs one version, never a canary
@@ -99,6 +105,12 @@ def _stage_extractor(conn: Connection, registry: Registry) -> Callable[[Turn], l
     if settings.extractor == "rules":
         stable: Callable[[Turn], list[ProposalBody]] = lambda turn: extract(  # noqa: E731
             turn, registry, extractor_version=EXTRACTOR_VERSION
+        )
+    elif settings.extractor == "llm":
+        topics = forgotten_topics(conn, {(t.tenant_id, t.subject_id) for t in turns})
+        client = LlmClient.from_settings(settings)
+        stable = lambda turn: llm_extract(  # noqa: E731
+            turn, registry, client=client, forgotten=topics.get((turn.tenant_id, turn.subject_id))
         )
     else:
         chosen = select_extractor(settings.extractor)
@@ -108,11 +120,16 @@ def _stage_extractor(conn: Connection, registry: Registry) -> Callable[[Turn], l
     return routed(conn, settings, registry, stable, utcnow())
 
 
-def _emit_proposals(conn: Connection, rows: list[Row[Any]], registry: Registry) -> int:
+def _emit_proposals(
+    conn: Connection,
+    rows: list[Row[Any]],
+    registry: Registry,
+    seqs: dict[tuple[str, str], int] | None = None,
+) -> int:
     """Extract, store each proposal body as a candidate and emit the events that name them:
     keys only, never values (the gate reads the body by key). The candidates and the events
     are written in one round trip; returns how many events."""
-    bodies, events = _proposal_events(conn, rows, registry)
+    bodies, events = _proposal_events(conn, rows, registry, seqs or {})
     batch = Batch(conn)
     queue_candidates(batch, bodies)
     queue_events(batch, events)
@@ -121,16 +138,17 @@ def _emit_proposals(conn: Connection, rows: list[Row[Any]], registry: Registry) 
 
 
 def _proposal_events(
-    conn: Connection, rows: list[Row[Any]], registry: Registry
+    conn: Connection, rows: list[Row[Any]], registry: Registry, seqs: dict[tuple[str, str], int]
 ) -> tuple[list[dict[str, Any]], list[ProposalEvent]]:
     """The proposal bodies extracted from ``rows`` (each with its id), and their events."""
     # revoked before extraction: nothing may be proposed from it
     turns = [turn_of(row) for row in rows if row.status == MessageStatus.ACTIVE]
-    # a subject's order: when the message a proposal cites was said
-    seq = {(r.tenant_id, r.message_id): order_seq(r.created_at) for r in rows}
+    # a subject's order: the turn event's place (ingest re-sequences late turns), else
+    # when the message a proposal cites was said
+    seq = {(r.tenant_id, r.message_id): order_seq(r.created_at) for r in rows} | seqs
     bodies: list[dict[str, Any]] = []
     events: list[ProposalEvent] = []
-    for body in extract_debounced(turns, _stage_extractor(conn, registry)):
+    for body in extract_debounced(turns, _stage_extractor(conn, registry, turns)):
         proposal = with_id(body)
         bodies.append(proposal)
         events.append(
@@ -169,8 +187,13 @@ def extract_events(conn: Connection, envelopes: list[dict[str, Any]]) -> int:
         conn,
         [(e["tenant_id"], e["payload"]["message_id"], e["payload"]["revision"]) for e in envelopes],
     )
+    seqs = {
+        (e["tenant_id"], e["payload"]["message_id"]): int(e["order"][1])
+        for e in envelopes
+        if e.get("order") and e["order"][1] is not None
+    }
     # one run per conversation, in the order it was said (services.extractor.debounce)
-    return _emit_proposals(conn, rows, default_registry())
+    return _emit_proposals(conn, rows, default_registry(), seqs)
 
 
 def extract_batch(envelopes: list[dict[str, Any]], *, engine: Engine | None = None) -> int:

@@ -40,6 +40,7 @@ from memwarden_shared.contract.models import (
 )
 from memwarden_shared.contract.registry import KeySpec, Registry, Sensitivity
 from memwarden_shared.detect.secrets import contains_secret
+from memwarden_shared.state.forgotten import ForgottenTopics
 from memwarden_shared.text.segmenter import Sentence, split_sentences
 
 log = logging.getLogger("memwarden.extractor.llm")
@@ -57,6 +58,13 @@ Return no candidate for questions, hypotheticals, one-time requests, negated sta
 plans, sarcasm, or things said about other people, and none for sentences shown as
 [withheld]. Return {"candidates": []} when nothing fits.
 Keys:
+"""
+
+# Forgetting reaches the model (seed 004): the categories and content hashes of what the user
+# asked to forget, never the text. Suppression in the gate stays the backstop.
+FORGOTTEN_PROMPT = """
+The user asked to forget facts. Do not propose them again. They are given only as the key
+they were filed under and the sha256 of their normalised content, never as text:
 """
 
 
@@ -141,11 +149,25 @@ def _key_line(key: str, spec: KeySpec) -> str:
     return f"- {key}: free text"
 
 
+def forgotten_lines(forgotten: ForgottenTopics) -> str:
+    """The prompt's forgotten section: one line per category, one per hash; "" for none."""
+    if not forgotten:
+        return ""
+    lines = [f"- forgotten key: {c}" for c in forgotten.categories]
+    lines += [f"- forgotten content sha256: {h}" for h in forgotten.hashes]
+    return FORGOTTEN_PROMPT + "\n".join(lines)
+
+
 def chat_messages(
-    sentences: list[Sentence], withheld: set[int], keys: dict[str, KeySpec]
+    sentences: list[Sentence],
+    withheld: set[int],
+    keys: dict[str, KeySpec],
+    forgotten: ForgottenTopics | None = None,
 ) -> list[dict[str, str]]:
-    """System prompt and the numbered sentences; withheld ones are shown as a placeholder."""
+    """System prompt and the numbered sentences; withheld ones are shown as a placeholder.
+    ``forgotten``: what the subject asked to forget, as keys and hashes (never text)."""
     system = SYSTEM_PROMPT + "\n".join(_key_line(k, s) for k, s in keys.items())
+    system += forgotten_lines(forgotten or ForgottenTopics())
     numbered = "\n".join(
         f"[{i}] {WITHHELD if i in withheld else s.text}" for i, s in enumerate(sentences)
     )
@@ -312,9 +334,17 @@ class LlmExtractionRun:
         self.turns_unprocessed += 1
         return []
 
-    def extract(self, turn: Turn, registry: Registry, *, client: LlmClient) -> list[ProposalBody]:
+    def extract(
+        self,
+        turn: Turn,
+        registry: Registry,
+        *,
+        client: LlmClient,
+        forgotten: ForgottenTopics | None = None,
+    ) -> list[ProposalBody]:
         """Proposals for one turn; [] when the turn is not the owner's, failed, or the run
-        has stopped (see :attr:`stopped_by`, :attr:`turns_unprocessed`)."""
+        has stopped (see :attr:`stopped_by`, :attr:`turns_unprocessed`). ``forgotten`` goes
+        into the prompt as keys and hashes."""
         if self.started_at is None:
             self.started_at = self.clock()
         spent = self.stopped_by or self._spent()
@@ -335,7 +365,9 @@ class LlmExtractionRun:
         self.turns_sent += 1
         try:
             completion = client.complete(
-                chat_messages(sentences, withheld, keys), response_schema(keys), timeout=timeout
+                chat_messages(sentences, withheld, keys, forgotten),
+                response_schema(keys),
+                timeout=timeout,
             )
             candidates = parse_candidates(completion.content)
         except LlmError as exc:
@@ -393,14 +425,16 @@ def extract(
     *,
     client: LlmClient,
     run: LlmExtractionRun | None = None,
+    forgotten: ForgottenTopics | None = None,
 ) -> list[ProposalBody]:
-    """Propose memories from one turn with the model behind ``client``.
+    """Propose memories from one turn with the model behind ``client``; ``forgotten`` (the
+    subject's forgotten keys and content hashes) tells the model what not to propose.
 
     Same shape as :func:`services.extractor.rules.extract`. Never raises for a bad answer,
     an HTTP error or a timeout: the turn yields [] and ``run`` (unbudgeted when omitted)
     records why.
     """
-    return (run or LlmExtractionRun()).extract(turn, registry, client=client)
+    return (run or LlmExtractionRun()).extract(turn, registry, client=client, forgotten=forgotten)
 
 
 def extractor_from_settings(settings: Settings) -> Callable[[Turn, Registry], list[ProposalBody]]:

@@ -18,8 +18,12 @@ from memwarden_extractor.languages import is_language_variant, language_phrase
 from memwarden_extractor.tools import EN_TOOL_VERB, ZH_TOOL_VERB, tool_mention
 from memwarden_shared.contract.registry import KeySpec, Registry
 from memwarden_shared.detect.grounding import form_pattern
-from memwarden_shared.text.classifier import DECISION
+from memwarden_shared.detect.sensitive import sensitive_categories
+from memwarden_shared.text.classifier import DECISION, GROUP_RULE
 from memwarden_shared.text.fold import Level, fold_text
+from memwarden_shared.text.languages import names_a_people_or_language
+from memwarden_shared.text.stance import ZH_ROLE_HEAD, tool_names
+from memwarden_shared.text.tool_catalogue import ORDINARY_WORD_NAMES
 
 # Fixed schema field order: a proposal's stable_candidate_ordinal is
 # sentence_index * ORDINAL_STRIDE + KEY_ORDER.index(key) (SPEC §4), never model output order.
@@ -74,7 +78,10 @@ _EN_REPLY_WORDS = (
     r"|communicate|communication|language|(?<!commit )messages?|explain|explanations?"
 )
 EN_REPLY_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS})\b"
-ZH_REPLY_CONTEXT = r"回复|回答|回我|交流|沟通|跟我说|和我说|对我说|语言|用.{0,4}(?:说|写|讲)"
+ZH_REPLY_CONTEXT = (
+    r"回复|回答|回我|交流|沟通|跟我说|和我说|对我说|语言|用.{0,4}(?:说|写|讲)"
+    r"|聊天|对话|(?:和|跟|与)你聊"
+)
 EN_STYLE_CONTEXT = rf"\b(?:{_EN_REPLY_WORDS}|tone|style|format|formatting)\b"
 EN_STYLE_WORD = (
     r"\b(?:concise(?:ly)?|brief(?:ly)?|short(?:er)?|succinct(?:ly)?|terse(?:ly)?|detailed"
@@ -89,13 +96,23 @@ ZH_STYLE_WORD = (
     r"|表情|废话|先.{0,8}再"
 )
 EN_EDITOR_CONTEXT = r"\b(?:editor|ide|code|coding|program|programming|develop)\b"
-ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|IDE"
+# "IDE" written inside Chinese needs its own bounds: re.I would find it in "idea", "side"
+ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|(?<![A-Za-z])IDE(?![A-Za-z])"
 EDITOR_KEYED = r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器(?:是|用)"
+# Slang for the owner's main tool (issue 25): "daily driver", "go-to", "workhorse", "主力".
+MAIN_TOOL = (
+    r"daily[- ]driver|go[- ]to(?:\s+tool)?|main tool|workhorse|weapon of choice|bread and butter"
+    r"|主力(?:工具|软件)?|日常主力"
+)
+# ... and said first: "my daily driver is X", "我的主力工具是 X".
+MAIN_TOOL_BEFORE = (
+    r"(?:\bmy\s+(?:" + MAIN_TOOL + r")\s+(?:is|=|:)|我的(?:" + MAIN_TOOL + r")(?:是|用))"
+)
 # The value right before its role: "Vim is my editor", "a vim user", "pnpm 是我的包管理器".
 ROLE_AFTER = (
     r"\S*\s*(?:is|are|as|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
     r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
-    r"|首选|最爱|默认|常用)"
+    r"|首选|最爱|默认|常用|" + MAIN_TOOL + r")"
     r"|\S*\s+(?:user|fan|person|guy|girl)\b|\S*\s*(?:用户|党)"
 )
 # An editor the registry does not list is taken only from "my editor is X".
@@ -108,7 +125,8 @@ AMBIGUOUS_EDITOR_FORMS = frozenset(
 EN_HEALTH = (
     r"\b(?:diabet\w*|asthma\w*|allerg\w*|diagnos\w*|disease|disorder|depress\w*|anxiety|adhd"
     r"|autis\w*|cancer|pregnan\w*|medication|blood pressure|hypertension|epilep\w*|migraines?"
-    r"|hiv|c(?:o)?eliac|lactose intolerant|chronic|insulin|therapy|surgery|disabilit\w*)\b"
+    r"|hiv|c(?:o)?eliac|lactose intolerant|chronic|insulin|therapy|surgery|disabilit\w*"
+    r"|meds|medicines?|pills|prescriptions?|antidepressants?|inhaler)\b"
 )
 ZH_HEALTH = (
     r"糖尿病|哮喘|过敏|确诊|疾病|抑郁|焦虑症|高血压|怀孕|癌|服药|吃药|胰岛素|病史|残疾|手术"
@@ -130,6 +148,17 @@ UTC_OFFSET = r"\b(?:UTC|GMT)(?:\s?[+\-−]\s?\d{1,2}(?::?\d{2})?)?(?![\w+\-])"
 EN_NAME = (
     r"(?i:\bmy name is|\bcall me|\bi go by|\bi'm called|\bi am called)\s+"
     r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
+)
+# A name given in passing, written with its capital: "…, I'm Arjun by the way", "Hi, I'm
+# Priya", "对了，我是小李". A nationality, a language or a role is no name (checked below).
+EN_NAME_IN_PASSING = (
+    r"(?i:\bi(?:'m| am))\s+([A-Z][a-z'’-]+)\s*,?\s*(?i:by the way|btw)\s*[.!]*$",
+    r"^(?i:(?:hi|hello|hey)(?:\s+there)?|nice to meet you|btw|by the way)\s*[,!.]?\s*"
+    r"(?i:i(?:'m| am))\s+([A-Z][a-z'’-]+)\s*[.!]*$",
+)
+ZH_NAME_IN_PASSING = (
+    r"^(?:对了|顺便(?:说一下|说一句|提一下)?|你好|您好|嗨)\s*[，,]?\s*我是"
+    r"(?![你您他她这那谁哪])([\u4e00-\u9fff]{2,3})\s*[。！!.]*$"
 )
 # The name may not start with an aspect particle or a pronoun: "我叫了外卖" is an order.
 ZH_NAME = (
@@ -234,7 +263,7 @@ _LANGUAGE_OBJECT = r"(?:\bin|\busing|用|使用|以|说|讲)\s*$"
 
 
 def _preference_object(folded: str) -> Callable[[int], bool]:
-    verbs = rf"(?:\b{EN_PREFERENCE_VERB}|{ZH_PREFERENCE_VERB})"
+    verbs = rf"(?:\b{EN_PREFERENCE_VERB}|{ZH_PREFERENCE_VERB}|{MAIN_TOOL_BEFORE})"
     return lambda pos: _near_before(folded, pos, verbs)
 
 
@@ -265,8 +294,38 @@ def language(s: Sentence, spec: KeySpec) -> str | None:
     return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
 
 
+# A colour word qualifying another noun is an adjective, not a theme: "dark chocolate",
+# "深色系的衣服". What may follow a theme named bare: its noun, a setting word, a preposition
+# or the end of the clause.
+_EN_AFTER_THEME = (
+    r"(?!(?:" + EN_THEME_NOUN[3:-1] + r"|default|settings?|scheme|colou?rs?|for|in|on|at|by"
+    r"|everywhere|always|please|too|across|and|or|over|instead|rather|than|when|if|because"
+    r"|since|with|as|all|whenever|now|from|these|during)\b)[a-z]"
+)
+_ZH_AFTER_THEME = r"\s*系?的?(?!" + ZH_THEME_NOUN + r"|一点|些|吧|啊|哦)[\u4e00-\u9fff]"
+
+
+def _attributive(folded: str, pos: int, spec: KeySpec) -> bool:
+    """The theme word at ``pos`` qualifies another noun ("dark chocolate")."""
+    rest = folded[pos:]
+    for canonical in spec.value.get("values", ()):
+        for form in spec.surface_forms(canonical):
+            if rest.startswith(form):
+                after = rest[len(form) :]
+                # a Latin word after a Han form needs no space ("深色jeans")
+                space = r"\s+" if form.isascii() else r"\s*"
+                return bool(
+                    re.match(space + _EN_AFTER_THEME, after) or re.match(_ZH_AFTER_THEME, after)
+                )
+    return False
+
+
 def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
     noun = rf"(?:\b{EN_THEME_NOUN}\b|{ZH_THEME_NOUN})"
+    preferred = _preference_object(s.folded)
+
+    def stated(pos: int) -> bool:
+        return preferred(pos) and not _attributive(s.folded, pos, spec)
 
     def beside_noun(pos: int) -> bool:
         after = s.folded[pos : pos + 24]
@@ -276,9 +335,7 @@ def ui_theme(s: Sentence, spec: KeySpec) -> str | None:
             or _near_before(s.folded, pos, noun + r"\s*(?:is|=|:|是|用|为)?", 16)
         )
 
-    return _choose_tiered(
-        _mentions(spec, s.folded), s.folded, _preference_object(s.folded), beside_noun
-    )
+    return _choose_tiered(_mentions(spec, s.folded), s.folded, stated, beside_noun)
 
 
 def editor(s: Sentence, spec: KeySpec) -> str | None:
@@ -300,7 +357,23 @@ def communication_style(s: Sentence, spec: KeySpec) -> str | None:
 
 def name(s: Sentence, spec: KeySpec) -> str | None:
     m = re.search(EN_NAME, s.raw) or re.search(ZH_NAME, s.raw)
-    return m.group(1).strip() if m else None
+    if m:
+        return m.group(1).strip()
+    return _name_in_passing(s.raw)
+
+
+def _name_in_passing(raw: str) -> str | None:
+    """A name given in passing, unless the word names a people, a language, a role or
+    sensitive content ("I'm Muslim, by the way" is a religion, never a name)."""
+    for pattern in EN_NAME_IN_PASSING:
+        m = re.search(pattern, raw.strip())
+        word = m.group(1) if m else ""
+        if word and not names_a_people_or_language(word) and not sensitive_categories(word):
+            return word
+    m = re.search(ZH_NAME_IN_PASSING, raw.strip())
+    if m and not ZH_ROLE_HEAD.search(m.group(1)):
+        return m.group(1)
+    return None
 
 
 def timezone(s: Sentence, spec: KeySpec) -> str | None:
@@ -323,11 +396,31 @@ def location(s: Sentence, spec: KeySpec) -> str | None:
     if m and re.search(r"\bas (?:my|the|our|a|an)\b", m.group(1), re.I):
         return None  # "I've moved to Helix as my main editor" names a tool, not a place
     if m:
-        return re.sub(EN_LOCATION_CUT, "", m.group(1)).strip(_TRAILING + ",") or None
+        place = re.sub(EN_LOCATION_CUT, "", m.group(1)).strip(_TRAILING + ",")
+        return place if place and _names_a_place(place) else None
     m = re.search(ZH_LOCATION, s.claim)
-    if m and not re.match(r"[的了过着得]", m.group(1)):  # "我住的地方…" names no place
-        return re.sub(ZH_LOCATION_CUT, "", m.group(1)).strip(_TRAILING) or None
+    if m and not re.match(r"[的了过着得]", m.group(1)):  # "我住在的地方…" names no place
+        place = re.sub(ZH_LOCATION_CUT, "", m.group(1)).strip(_TRAILING)
+        return place if place and not _names_a_tool(place) else None
     return None
+
+
+def _names_a_place(place: str) -> bool:
+    """A place is a proper noun, written with its capital ("Berlin", "the Bay Area"), or a kind
+    of place ("a small town"); living "in the terminal", "in vim" or "in spreadsheets" is a
+    figure of speech for heavy use."""
+    named = re.search(r"(?<![\w'])[A-Z]", place) or re.match(r"(?:a|an)\s", place)
+    owned = re.match(r"(?i:my|our)\s", place)  # "in my IDE", "in my inbox"
+    return bool(named) and not owned and not _names_a_tool(place)
+
+
+# editors and tools that are also words ("Helix", "Cursor") still name a tool after "live in"
+AMBIGUOUS_TOOL_NAMES = ORDINARY_WORD_NAMES - {"flask", "yarn", "bun", "cassandra", "idea"}
+
+
+def _names_a_tool(place: str) -> bool:
+    words = fold_text(place, Level.SPACE).split()
+    return any(w.strip(".,") in tool_names() | AMBIGUOUS_TOOL_NAMES for w in words)
 
 
 def contact(s: Sentence, spec: KeySpec) -> str | None:
@@ -345,7 +438,10 @@ def decision(s: Sentence, spec: KeySpec) -> str | None:
     return s.claim if DECISION.search(s.folded) else None
 
 
-_TOOL_STATED = rf"(?:\b{EN_PREFERENCE_VERB}|\b{EN_TOOL_VERB}|{ZH_PREFERENCE_VERB}|{ZH_TOOL_VERB})"
+_TOOL_STATED = (
+    rf"(?:\b{EN_PREFERENCE_VERB}|\b{EN_TOOL_VERB}|{ZH_PREFERENCE_VERB}|{ZH_TOOL_VERB}"
+    rf"|{MAIN_TOOL_BEFORE})"
+)
 _TOOL_REJECTED = re.compile(
     rf"(?:\b{EN_REJECTED_BEFORE}\s+(?:the\s+|using\s+|plain\s+)?"
     rf"|{ZH_REJECTED_BEFORE}\s*(?:用\s*)?)$"
@@ -387,7 +483,10 @@ ROUTERS: dict[str, Callable[[Sentence, KeySpec], str | None]] = {
     "preference.cloud": _tool_router("preference.cloud"),
     "profile.diet": lambda s, spec: s.claim if diet(s.folded) else None,
     "profile.allergy": lambda s, spec: s.claim if allergy(s.folded) else None,
-    "profile.note": lambda s, spec: s.claim if household_note(s.raw, s.folded) else None,
+    # read on the claim, so a filler or a remember-cue before "I have two cats" is no obstacle
+    "profile.note": lambda s, spec: (
+        s.claim if household_note(s.raw, fold_text(s.claim, Level.SPACE)) else None
+    ),
 }
 
 
@@ -397,7 +496,9 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
     A decision stated by a group ("we decided", "我们决定") is filed as ``decision.note``
     only: a team's choice is not the owner's personal preference.
     """
-    if DECISION.search(s.folded) and re.search(GROUP_SPEAKER, s.folded):
+    if DECISION.search(s.folded) and (
+        re.search(GROUP_SPEAKER, s.folded) or GROUP_RULE.search(s.folded)
+    ):
         return {"decision.note": s.claim}
     routed: dict[str, str] = {}
     for key, router in ROUTERS.items():

@@ -19,104 +19,8 @@ from functools import cache
 
 from memwarden_shared.detect.grounding import form_pattern
 from memwarden_shared.text.fold import Level, fold_text
+from memwarden_shared.text.tool_catalogue import AMBIGUOUS_FORMS, TOOLS
 
-# key -> canonical tool -> surface forms (folded); the first form is the canonical itself
-TOOLS: dict[str, dict[str, tuple[str, ...]]] = {
-    "preference.database": {
-        "PostgreSQL": ("postgresql", "postgres", "psql"),
-        "MySQL": ("mysql",),
-        "MariaDB": ("mariadb",),
-        "SQLite": ("sqlite", "sqlite3"),
-        "MongoDB": ("mongodb", "mongo"),
-        "Redis": ("redis",),
-        "Oracle": ("oracle database", "oracle db", "oracle"),
-        "SQL Server": ("sql server", "mssql"),
-        "Cassandra": ("cassandra",),
-        "DynamoDB": ("dynamodb",),
-        "ClickHouse": ("clickhouse",),
-        "CockroachDB": ("cockroachdb",),
-        "Neo4j": ("neo4j",),
-        "DuckDB": ("duckdb",),
-        "TiDB": ("tidb",),
-        "Supabase": ("supabase",),
-        "Elasticsearch": ("elasticsearch",),
-        "达梦": ("达梦",),
-    },
-    "preference.framework": {
-        "Django": ("django",),
-        "Flask": ("flask",),
-        "FastAPI": ("fastapi",),
-        "Spring Boot": ("spring boot", "springboot", "spring"),
-        "Rails": ("ruby on rails", "rails"),
-        "Laravel": ("laravel",),
-        "Express": ("express.js", "expressjs", "express"),
-        "NestJS": ("nestjs", "nest.js"),
-        "Next.js": ("next.js", "nextjs"),
-        "Nuxt": ("nuxt.js", "nuxtjs", "nuxt"),
-        "React": ("react.js", "reactjs", "react"),
-        "Vue": ("vue.js", "vuejs", "vue"),
-        "Angular": ("angular",),
-        "Svelte": ("sveltekit", "svelte"),
-        "SolidJS": ("solidjs", "solid.js"),
-        "Remix": ("remix",),
-        "Astro": ("astro",),
-        "Gin": ("gin",),
-        "Phoenix": ("phoenix",),
-        "ASP.NET": ("asp.net core", "asp.net"),
-        "Ktor": ("ktor",),
-        "Quarkus": ("quarkus",),
-    },
-    "preference.os": {
-        "macOS": ("macos", "mac os", "os x", "osx", "mac"),
-        "Windows": ("windows 11", "windows 10", "windows", "win11", "win10"),
-        "Linux": ("linux",),
-        "Ubuntu": ("ubuntu",),
-        "Debian": ("debian",),
-        "Fedora": ("fedora",),
-        "Arch Linux": ("arch linux", "archlinux", "arch"),
-        "Manjaro": ("manjaro",),
-        "CentOS": ("centos",),
-        "NixOS": ("nixos",),
-        "Linux Mint": ("linux mint",),
-        "FreeBSD": ("freebsd",),
-        "openSUSE": ("opensuse",),
-        "Pop!_OS": ("pop!_os", "pop os", "popos"),
-        "WSL": ("wsl2", "wsl"),
-        "ChromeOS": ("chromeos", "chrome os"),
-    },
-    "preference.shell": {
-        "bash": ("bash",),
-        "zsh": ("zsh", "oh-my-zsh", "oh my zsh"),
-        "fish": ("fish",),
-        "PowerShell": ("powershell", "pwsh"),
-        "Nushell": ("nushell",),
-        "tcsh": ("tcsh",),
-        "ksh": ("ksh",),
-        "xonsh": ("xonsh",),
-    },
-    "preference.cloud": {
-        "AWS": ("amazon web services", "aws"),
-        "Azure": ("microsoft azure", "azure"),
-        "Google Cloud": ("google cloud platform", "google cloud", "gcp"),
-        "阿里云": ("阿里云", "aliyun", "alibaba cloud"),
-        "腾讯云": ("腾讯云", "tencent cloud"),
-        "华为云": ("华为云", "huawei cloud"),
-        "DigitalOcean": ("digitalocean", "digital ocean"),
-        "Linode": ("linode",),
-        "Hetzner": ("hetzner",),
-        "Vercel": ("vercel",),
-        "Netlify": ("netlify",),
-        "Heroku": ("heroku",),
-        "Cloudflare": ("cloudflare",),
-        "Fly.io": ("fly.io",),
-        "Oracle Cloud": ("oracle cloud",),
-    },
-}
-# Forms that are also ordinary words: only with the key's own noun in the sentence.
-AMBIGUOUS_FORMS = frozenset(
-    {"arch", "mac", "fish", "spring", "express", "rails", "react", "remix", "astro", "gin",
-     "phoenix", "oracle", "windows", "mongo", "solid.js", "nuxt", "angular", "linux"}
-)  # fmt: skip
 # The key's own noun: "database", "我的 shell 是", "deployed on", "开发机".
 KEY_NOUNS = {
     "preference.database": r"\b(?:databases?|dbs?|rdbms|datastore)\b|数据库",
@@ -153,18 +57,41 @@ def _stated_positions(
 ) -> dict[str, list[tuple[int, str]]]:
     """canonical tool -> (position, form) of each stated mention of a tool of ``key``."""
     keyed = bool(re.search(KEY_NOUNS[key], folded))
+    # a tool of another key named beside it sets the scene: "I'm on macOS and use fish",
+    # "I'm on Windows and use PowerShell" (issue 25); the verb of using is still needed
+    among_tools = keyed or _names_another_tool(folded, key)
     found: dict[str, list[tuple[int, str]]] = {}
     taken: list[tuple[int, int]] = []
     for canonical, form, pattern in _tool_forms(key):
-        if form in AMBIGUOUS_FORMS and not keyed:
+        ambiguous = form in AMBIGUOUS_FORMS
+        if ambiguous and not among_tools:
             continue
         for m in pattern.finditer(folded):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue  # "arch linux" already holds "arch", "linux"
+            if ambiguous and not keyed and not _CLAUSE_GOES_ON.match(folded, m.end()):
+                continue  # "… and love fish tacos", "… used fish once": a word, not a tool
             taken.append((m.start(), m.end()))
             if keyed or before(m.start()):
                 found.setdefault(canonical, []).append((m.start(), form))
     return found
+
+
+# What may follow an ambiguous name that another tool made a tool: the clause's end or a
+# joiner, never a noun it qualifies or an adverb of once.
+_CLAUSE_GOES_ON = re.compile(
+    r"\s*(?:$|[,.;!?。，；！？]|(?:and|with|as|on|for|in|at|too|also|everywhere|always|daily)\b)"
+)
+
+
+def _names_another_tool(folded: str, key: str) -> bool:
+    """An unambiguous tool of another key is named in the sentence."""
+    return any(
+        form not in AMBIGUOUS_FORMS and pattern.search(folded)
+        for other in TOOLS
+        if other != key
+        for _, form, pattern in _tool_forms(other)
+    )
 
 
 @cache

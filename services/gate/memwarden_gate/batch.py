@@ -19,9 +19,18 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from memwarden_gate.checks import Assessment, StoredMessage, assess
+from memwarden_gate.checks import Assessment, CheckOutcome, StoredMessage, assess
 from memwarden_gate.decide import CurrentFact, Verdict, decide
-from memwarden_gate.records import GateContext, Verified, log_decision, proposal_row, receipt_body
+from memwarden_gate.profiles import Profile, ProfileFacts, apply_profile
+from memwarden_gate.records import (
+    GateContext,
+    Verified,
+    explanation,
+    keeps_no_value,
+    log_decision,
+    proposal_row,
+    receipt_body,
+)
 from memwarden_gate.wave_reads import (
     Decided,
     LockedFacts,
@@ -32,15 +41,16 @@ from memwarden_gate.wave_reads import (
 )
 from memwarden_shared.contract.canonical import claim_text, normalized_content_hash
 from memwarden_shared.contract.models import Decision, Receipt
+from memwarden_shared.contract.registry import Sensitivity
 from memwarden_shared.state.memory_state import (
     NewVersion,
     evidence_row,
     queue_commit_versions,
     queue_evidence,
 )
-from memwarden_shared.store.db import Batch
+from memwarden_shared.store.db import Batch, dumps
 from memwarden_shared.store.dialect import insert_ignore_stmt
-from memwarden_shared.store.schema import proposals, receipts
+from memwarden_shared.store.schema import proposals, receipts, switch_quarantine
 from memwarden_shared.text.batch_memo import message_scope
 
 
@@ -136,6 +146,7 @@ def decide_wave(
     for v, a, msg in todo:
         fact_row = facts.locked.get(v.memory_id) if v.index in needs_lock else None
         verdict = _verdict(v, a, msg, fact_row, facts, ctx)
+        verdict = _profiled(v, a, verdict, facts, reads, ctx)
         answered.receipts[v.index] = writes.add(
             v, a, msg, verdict, fact_row, facts.current.get(v.memory_id)
         )
@@ -146,7 +157,9 @@ def decide_wave(
 def _assess(v: Verified, reads: WaveReads, ctx: GateContext, writes: _Writes) -> Todo:
     """The checks of one proposal not decided before, on what the wave read."""
     msg = reads.messages.get((v.p.tenant_id, v.p.evidence.message_id))
-    review_all = reads.profiles.get(v.p.tenant_id, ctx.default_profile) == "review_all"
+    profile = reads.profiles.get(v.p.tenant_id, ctx.default_profile)
+    writes.profiles[v.index] = profile
+    review_all = profile == "review_all"
     msg_key = None if msg is None else (msg.tenant_id, msg.message_id, msg.revision)
     with message_scope(msg_key):  # its spans classified, its text scanned, once a batch
         a = assess(
@@ -156,10 +169,13 @@ def _assess(v: Verified, reads: WaveReads, ctx: GateContext, writes: _Writes) ->
             review_all=review_all,
             suppressed=_is_suppressed(v, msg, reads),
         )
-    a.review.extend(ctx.held_reasons(v.index))  # write-rate anomaly, rolled-back canary
+    held = ctx.held_reasons(v.index)  # write-rate anomaly, rolled-back canary
+    a.flag("holds", *held)
+    if not held:
+        a.passed("holds")
     derived = resolve_derived_from(v, reads)
     if derived is None:
-        a.reject.append("derived_from_not_current")
+        a.fail("derived_from_current", "derived_from_not_current")
     elif derived:
         a.passed("derived_from_current")
     writes.derived[v.index] = derived or []
@@ -196,6 +212,36 @@ def _verdict(
     )
 
 
+def _profiled(
+    v: Verified,
+    a: Assessment,
+    verdict: Verdict,
+    facts: LockedFacts,
+    reads: WaveReads,
+    ctx: GateContext,
+) -> Verdict:
+    """The verdict under the tenant's ``staged`` or ``local`` profile (``profiles.py``)."""
+    profile = reads.profiles.get(v.p.tenant_id, ctx.default_profile)
+    if profile not in (Profile.STAGED, Profile.LOCAL) or verdict.decision != Decision.COMMIT:
+        return verdict
+    spec = ctx.registry_for(v.p.tenant_id).get(v.p.kind.value, v.p.normalized_key)
+    f = ProfileFacts(
+        memory_id=v.memory_id,
+        kind=v.p.kind.value,
+        scope_kind=v.p.scope.kind.value,
+        expires=v.p.expires_at is not None,
+        has_current=facts.current.get(v.memory_id) is not None,
+        low_risk=bool(spec and spec.sensitivity == Sensitivity.NORMAL and spec.value.get("values")),
+        sealed_single_owner=ctx.sealed.get(v.p.tenant_id, False),
+        profile_since=reads.profile_since.get(v.p.tenant_id),
+        now=ctx.now,
+    )
+    out = apply_profile(profile, verdict, f, ctx.staged)
+    if out is not verdict:
+        a.outcomes["policy"] = CheckOutcome.REVIEW
+    return out
+
+
 class _Writes:
     """Rows of one wave, written with one multi-row statement per table."""
 
@@ -204,6 +250,7 @@ class _Writes:
         self.rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.commits: list[NewVersion] = []
         self.derived: dict[int, list[str]] = {}  # batch index -> resolved derived_from
+        self.profiles: dict[int, str] = {}  # batch index -> the tenant's policy profile
 
     def add(
         self,
@@ -217,6 +264,10 @@ class _Writes:
         ctx, p = self.ctx, v.p
         mem_ref: tuple[str, int] | None = None
         events: list[str] = []
+        authority = f"policy:{self.profiles.get(v.index, ctx.default_profile)}"
+        verdict, held = self._switch(v, a, verdict)
+        if held:
+            authority = "switch:closed"
         if verdict.decision == Decision.COMMIT and fact_row is not None and msg is not None:
             mem_ref = self._commit(v, msg, fact_row)
             events.append("memory.committed")
@@ -244,6 +295,14 @@ class _Writes:
                 "memory_version_created": verdict.decision == Decision.COMMIT,
                 "outbox_events": events,
             },
+            **explanation(
+                p,
+                revision=msg.revision if msg else 0,
+                checks=a.check_table(),
+                ctx=ctx,
+                authority=authority,
+                derived_from=self.derived.get(v.index, []),
+            ),
         )
         locked_version = int(fact_row["current_version"]) if fact_row else 0
         self.rows["proposals"].append(
@@ -254,7 +313,7 @@ class _Writes:
                 receipt,
                 locked_version,
                 msg.revision if msg else 0,
-                redact=a.secret,
+                redact=keeps_no_value(verdict, a.secret),
                 now=ctx.now,
                 proposed_by=ctx.proposed_by or f"extractor:{p.extractor_version}",
                 derived_from=self.derived.get(v.index),
@@ -270,6 +329,29 @@ class _Writes:
         )
         log_decision(p.proposal_id, verdict)
         return receipt
+
+    def _switch(self, v: Verified, a: Assessment, verdict: Verdict) -> tuple[Verdict, bool]:
+        """While the tenant's commit switch is closed, anything but a refusal is held: the
+        decision it would have had goes to ``switch_quarantine`` and the proposal is
+        QUARANTINEd, so nothing reaches memory until an admin opens the switch."""
+        switch = self.ctx.closed.get(v.p.tenant_id)
+        if switch is None or verdict.decision == Decision.REJECT:
+            a.outcomes.setdefault("commit_switch", CheckOutcome.PASSED)
+            return verdict, False
+        a.outcomes["commit_switch"] = CheckOutcome.FAILED
+        self.rows["switch_quarantine"].append(
+            {
+                "tenant_id": v.p.tenant_id,
+                "proposal_id": v.p.proposal_id,
+                "payload_hash": v.payload_hash,
+                "subject_id": v.p.subject_id,
+                "would_be_decision": verdict.decision.value,
+                "would_be_reasons": dumps(list(verdict.reasons)),
+                "switch_reason": switch.reason,
+                "created_at": self.ctx.now,
+            }
+        )
+        return Verdict(Decision.QUARANTINE, ("commit_switch_closed",)), True
 
     def _commit(self, v: Verified, msg: StoredMessage, fact_row: dict[str, Any]) -> tuple[str, int]:
         spec = self.ctx.registry_for(v.p.tenant_id).get(v.p.kind.value, v.p.normalized_key)
@@ -305,6 +387,12 @@ class _Writes:
             "gate.receipts",
             lambda conn: insert_ignore_stmt(conn, receipts, ["tenant_id", "proposal_id"]),
             self.rows["receipts"],
+        )
+        # ON CONFLICT DO NOTHING: the first hold of a proposal stands, as its receipt does
+        batch.add(
+            "gate.switch_quarantine",
+            lambda conn: insert_ignore_stmt(conn, switch_quarantine, ["tenant_id", "proposal_id"]),
+            self.rows["switch_quarantine"],
         )
         batch.send()
         check()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import StrEnum
 
+from memwarden_gate.recognised import UNRECOGNISED_TOKEN, value_unrecognised
 from memwarden_shared.contract.canonical import claim_text, proposal_identity, sha256_hex
 from memwarden_shared.contract.canonical import proposal_id as compute_proposal_id
 from memwarden_shared.contract.models import (
@@ -23,7 +25,8 @@ from memwarden_shared.contract.models import (
 from memwarden_shared.contract.registry import KeySpec, Registry, Sensitivity
 from memwarden_shared.detect.grounding import ungrounded_reason
 from memwarden_shared.detect.secret_mask import MaskedSpan, touches
-from memwarden_shared.detect.secrets import find_secrets, secret_kinds
+from memwarden_shared.detect.secret_shape_scan import value_secret_kinds
+from memwarden_shared.detect.secrets import find_secrets
 from memwarden_shared.detect.sensitive import SensitiveCategory, sensitive_categories
 from memwarden_shared.text.classifier import (
     DATED_EVENT_TOLERATED,
@@ -33,6 +36,7 @@ from memwarden_shared.text.classifier import (
     classify,
     classify_span,
     named_project,
+    narrowing_qualifier,
     note_may_stand,
 )
 from memwarden_shared.text.fold import Level, fold_text
@@ -54,6 +58,10 @@ OWNER_IMPLIED_KEYS = frozenset({"preference.language", "preference.communication
 # Free-text notes the owner asks to keep: never general knowledge (seed 004: excluded even
 # when asked). A task fact is about the task by nature.
 OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
+# The catch-all notes take any sentence, so a negated one ("I don't use X at all", "我不住在…")
+# goes to the owner even when the value keeps the negation, unless the owner asked to
+# remember it ("Remember that I never …") (issue 21 item 6).
+CATCH_ALL_NOTE_KEYS = frozenset({"preference.note", "profile.note"})
 # A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
 # secret elsewhere is a note about that secret: rejected like the secret itself.
 _CREDENTIAL_WORD = prefiltered(
@@ -84,9 +92,46 @@ class StoredMessage:
     secret_unlocated: bool = False
 
 
+class CheckOutcome(StrEnum):
+    """What one check said about a proposal, as its receipt records it (seed 002 receipts:
+    pass/fail for every check, not only the reasons of a failure)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    REVIEW = "review"  # the check holds the proposal for the owner
+    NOT_RUN = "not_run"  # an earlier failure stopped the checks before this one
+
+
+# Every check the gate runs, in the order it runs them: a receipt names each one.
+CHECKS = (
+    "proposal_id",
+    "evidence_found",
+    "evidence_active",
+    "author_is_subject",
+    "evidence_hash",
+    "complete_utterance",
+    "secrets",
+    "sensitivity",
+    "registry",
+    "scope",
+    "value_schema",
+    "grounding",
+    "recognised_tokens",
+    "suppression",
+    "taint",
+    "durability",
+    "policy",
+    "holds",
+    "derived_from_current",
+    "fact_key_locked",
+    "commit_switch",
+)
+
+
 @dataclass
 class Assessment:
-    """The recomputed facts, sorted into the rows of the decision matrix they can trigger."""
+    """The recomputed facts, sorted into the rows of the decision matrix they can trigger.
+    ``outcomes`` maps each check that ran to its :class:`CheckOutcome`."""
 
     reject: list[str] = field(default_factory=list)
     tainted: bool = False
@@ -96,9 +141,28 @@ class Assessment:
     checks_passed: list[str] = field(default_factory=list)
     secret: bool = False
     span: str | None = None
+    outcomes: dict[str, CheckOutcome] = field(default_factory=dict)
 
     def passed(self, check: str) -> None:
         self.checks_passed.append(check)
+        self.outcomes.setdefault(check, CheckOutcome.PASSED)
+
+    def fail(self, check: str, reason: str) -> None:
+        """``check`` refuses the proposal for ``reason`` (a REJECT row of the matrix)."""
+        self.reject.append(reason)
+        self.outcomes[check] = CheckOutcome.FAILED
+
+    def flag(self, check: str, *reasons: str) -> None:
+        """``check`` sends the proposal to the owner for ``reasons`` (none: it passed)."""
+        if not reasons:
+            return
+        self.review.extend(reasons)
+        if self.outcomes.get(check) != CheckOutcome.FAILED:
+            self.outcomes[check] = CheckOutcome.REVIEW
+
+    def check_table(self) -> dict[str, str]:
+        """Every check of :data:`CHECKS` with its outcome; those that never ran say so."""
+        return {c: self.outcomes.get(c, CheckOutcome.NOT_RUN).value for c in CHECKS}
 
 
 def recompute_proposal_id(p: MemoryProposal) -> str:
@@ -122,33 +186,34 @@ def _check_evidence(p: MemoryProposal, msg: StoredMessage | None, a: Assessment)
     """The evidence sentence, or None after recording why it cannot be used."""
     if msg is None or msg.tenant_id != p.tenant_id:
         # Read by (tenant, message id): another tenant's message is as absent as none (§13).
-        a.reject.append("message_not_found")
+        a.fail("evidence_found", "message_not_found")
         return None
     a.passed("evidence_found")
     if msg.status == MessageStatus.REVOKED:
-        a.reject.append("evidence_revoked")
+        a.fail("evidence_active", "evidence_revoked")
         return None
+    a.passed("evidence_active")
     if msg.subject_id != p.subject_id or msg.author_id != p.subject_id:
-        a.reject.append("cross_subject")
+        a.fail("author_is_subject", "cross_subject")
         return None
     a.passed("author_is_subject")
     ev = p.evidence
     if not (0 <= ev.start < ev.end <= len(msg.text)):
-        a.reject.append("evidence_mismatch")
+        a.fail("evidence_hash", "evidence_mismatch")
         return None
     # Before the hash: a span over a masked secret no longer hashes as the proposer saw it,
     # and the reason must say "secret", not "mismatch" (SPEC §5.6 v2).
     if msg.secret_unlocated or touches(msg.masked_spans, ev.start, ev.end):
         a.secret = True
-        a.reject.append("secret")
+        a.fail("secrets", "secret")
         return None
     span = msg.text[ev.start : ev.end]
     if sha256_hex(span) != ev.sha256:
-        a.reject.append("evidence_mismatch")
+        a.fail("evidence_hash", "evidence_mismatch")
         return None
     a.passed("evidence_hash")
     if not is_complete_utterance(msg.text, ev.start, ev.end):
-        a.reject.append("evidence_not_complete")
+        a.fail("complete_utterance", "evidence_not_complete")
         return None
     a.passed("complete_utterance")
     return span
@@ -159,31 +224,36 @@ def _check_value(
 ) -> None:
     spec = registry.get(p.kind.value, p.normalized_key)
     if spec is None:
-        a.reject.append("unknown_key")
+        a.fail("registry", "unknown_key")
         return
     if p.scope.kind.value not in spec.scopes:
-        a.reject.append("scope_not_allowed")
+        a.fail("registry", "scope_not_allowed")
         return
     a.passed("registry")
     mismatch = _scope_mismatch(p, msg)
     if mismatch:
-        a.reject.append(mismatch)
+        a.fail("scope", mismatch)
         return
     a.passed("scope")
     invalid = spec.validate(p.value)
     if invalid:
-        a.reject.append(invalid)
+        a.fail("value_schema", invalid)
         return
     a.passed("value_schema")
     ungrounded = ungrounded_reason(p.value, span, spec, msg.created_at)
     if ungrounded:
-        a.reject.append(ungrounded)
+        a.fail("grounding", ungrounded)
         return
     a.passed("grounding")
+    if value_unrecognised(p.value, spec, registry):
+        # deny by default: a token no list recognises goes to the owner, never COMMIT
+        a.flag("recognised_tokens", UNRECOGNISED_TOKEN)
+    else:
+        a.passed("recognised_tokens")
     if spec.sensitivity == Sensitivity.FORBIDDEN:
-        a.reject.append("sensitive_forbidden")
+        a.fail("sensitivity", "sensitive_forbidden")
     elif spec.sensitivity == Sensitivity.SENSITIVE:
-        a.review.append("sensitive_key")
+        a.flag("sensitivity", "sensitive_key")
 
 
 def _scope_mismatch(p: MemoryProposal, msg: StoredMessage) -> str | None:
@@ -230,19 +300,19 @@ def _note_on_secret(msg: StoredMessage, span: str) -> bool:
 def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessment) -> None:
     text = span + "\n" + claim_text(p.value)
     if (
-        secret_kinds(claim_text(p.value))
+        value_secret_kinds(claim_text(p.value))
         or _secret_touches_span(msg, p)
         or _note_on_secret(msg, span)
     ):
         a.secret = True
-        a.reject.append("secret")
+        a.fail("secrets", "secret")
         return
     a.passed("secrets")
     categories = sensitive_categories(text)
     if any(c in FORBIDDEN_CONTENT for c in categories):
-        a.reject.append("sensitive_forbidden")
+        a.fail("sensitivity", "sensitive_forbidden")
     elif categories:
-        a.review.extend(f"sensitive_{c.value}" for c in categories)
+        a.flag("sensitivity", *(f"sensitive_{c.value}" for c in categories))
     else:
         a.passed("sensitivity")
 
@@ -259,9 +329,9 @@ def _check_durability(
         return
     spec = registry.get(p.kind.value, p.normalized_key)
     if spec is not None and spec.explicit_only and not note_may_stand(features, span):
-        a.reject.append("note_requires_explicit_instruction")
+        a.fail("durability", "note_requires_explicit_instruction")
         return
-    a.review.extend(_durability_reviews(p, span, features, spec, session_fact))
+    a.flag("durability", *_durability_reviews(p, span, features, spec, session_fact))
     if not a.review:
         a.passed("durability")
 
@@ -288,6 +358,7 @@ def _durable_enough(
         a.passed("session_task_fact")
         return True
     a.not_durable.append("not_durable")
+    a.outcomes["durability"] = CheckOutcome.FAILED
     a.not_durable.extend(a.features)
     return False
 
@@ -301,10 +372,15 @@ def _durability_reviews(
 ) -> list[str]:
     """Why a durable sentence still goes to the owner, in receipt order."""
     reviews = []
-    # A negated sentence is safe only when the value keeps the negation ("I don't eat meat"
-    # as a note); "I do not prefer dark mode" filed as "dark" must go to the owner.
-    if features.has(Feature.NEGATED) and not classify(claim_text(p.value)).has(Feature.NEGATED):
+    # A negated sentence is safe only when the value keeps the negation and the key is no
+    # catch-all note; "I do not prefer dark mode" filed as "dark" must go to the owner.
+    if features.has(Feature.NEGATED) and (
+        _uncued_catch_all_note(p, features)
+        or not classify(claim_text(p.value)).has(Feature.NEGATED)
+    ):
         reviews.append("negated")
+    if features.has(Feature.LAUGHTER):
+        reviews.append("laughter")
     if _owner_not_stated(p, span, features, spec):
         reviews.append("owner_not_stated")
     # A user's instruction for their own session is explicit for that session.
@@ -313,7 +389,33 @@ def _durability_reviews(
     project_review = _project_scope_review(p, span)
     if project_review:
         reviews.append(project_review)
+    elif _narrowed_but_wide(p, span):
+        reviews.append("scope_qualifier")
     return reviews
+
+
+# Scopes a narrowing qualifier must not be dropped into: they reach past one context.
+_WIDE_SCOPES = frozenset({ScopeKind.USER, ScopeKind.WORKSPACE})
+
+
+def _narrowed_but_wide(p: MemoryProposal, span: str) -> bool:
+    """The sentence confines its claim to a context it does not name ("for this client",
+    "for billing", "在这个项目里") while the proposal files it user- or workspace-wide and its
+    value leaves the qualifier out: the narrowing would be dropped, so the owner decides
+    (seed 002, minimal scope). A session or project scope keeps the claim narrow."""
+    if p.scope.kind not in _WIDE_SCOPES:
+        return False
+    qualifier = narrowing_qualifier(span)
+    # a free-text value that keeps the qualifier ("we decided to use X for the billing
+    # service") drops nothing: the narrowing travels with the claim
+    return qualifier is not None and qualifier not in fold_text(claim_text(p.value), Level.SPACE)
+
+
+def _uncued_catch_all_note(p: MemoryProposal, features: SentenceFeatures) -> bool:
+    """A catch-all note the owner did not ask to keep: negated, it goes to the owner."""
+    return p.normalized_key in CATCH_ALL_NOTE_KEYS and not features.has(
+        Feature.EXPLICIT_INSTRUCTION
+    )
 
 
 def _owner_not_stated(
@@ -364,9 +466,9 @@ def assess(
     span = _check_evidence(p, msg, a)
     if span is None or msg is None:
         # refused on its evidence, it is still recorded: a secret in the value must not be
-        if not a.secret and secret_kinds(claim_text(p.value)):
+        if not a.secret and value_secret_kinds(claim_text(p.value)):
             a.secret = True
-            a.reject.append("secret")
+            a.fail("secrets", "secret")
         return a
     a.span = span
     _check_content(p, span, msg, a)
@@ -374,14 +476,17 @@ def assess(
         return a  # nothing else is evaluated on a secret, so nothing else can echo it
     _check_value(p, span, msg, registry, a)
     if suppressed:
-        a.reject.append("suppressed")
+        a.fail("suppression", "suppressed")
     else:
         a.passed("suppression")
     if msg.role != Role.USER or msg.source != Source.USER_MESSAGE:
         a.tainted = True
+        a.outcomes["taint"] = CheckOutcome.FAILED
     else:
         a.passed("taint")
     _check_durability(p, span, msg, registry, a)
     if review_all:
-        a.review.append("policy_review_all")
+        a.flag("policy", "policy_review_all")
+    else:
+        a.passed("policy")
     return a

@@ -17,6 +17,8 @@ from memwarden_gate.records import GateContext, Refusal, Verified, refusal, refu
 from memwarden_shared.contract.models import Receipt
 from memwarden_shared.delivery.consume import ConsumeResult, consume
 from memwarden_shared.delivery.pipeline import Stage
+from memwarden_shared.state import commit_switch
+from memwarden_shared.state.auth import sealed_single_owner
 from memwarden_shared.store.db import get_engine, unit_of_work
 from memwarden_shared.text.batch_memo import batch_scope
 
@@ -79,6 +81,10 @@ def _decide_many(conn: Connection, bodies: list[Any], ctx: GateContext) -> list[
         else:
             ready.append(admitted)
     ready.sort(key=lambda v: v.memory_id)  # one lock order for every batch
+    # one read for the batch: tenants whose commit switch is closed (hard rollback)
+    tenants = {v.p.tenant_id for v in ready}
+    ctx.closed = commit_switch.closed_for(conn, tenants) if ready else {}
+    ctx.sealed = sealed_single_owner(conn, tenants)
     guard = screen_batch(conn, ready, ctx)  # review holds: write-rate anomaly, canary rollback
     for wave in waves(ready):
         receipts, conflicts = decide_wave(conn, wave, ctx)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, select
 
 from memwarden_gate.decide import Verdict
+from memwarden_gate.profiles import StagedPolicy
 from memwarden_shared.config import get_settings
 from memwarden_shared.contract.canonical import claim_key, jcs, memory_id_for, sha256_hex
 from memwarden_shared.contract.models import (
@@ -19,16 +22,75 @@ from memwarden_shared.contract.models import (
     MemoryProposal,
     ProposalState,
     Receipt,
+    ReceiptClaim,
+    ReceiptProvenance,
+    Validator,
     is_safe_id,
 )
 from memwarden_shared.contract.registry import Registry, default_registry
 from memwarden_shared.contract.tenant_registry import registry_for
 from memwarden_shared.observe import metrics
+from memwarden_shared.state.commit_switch import Switch
 from memwarden_shared.store.db import dumps, utcnow
 from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import receipts, rejected_submissions
 
 log = logging.getLogger("memwarden.gate")
+
+VALIDATOR_NAME = "memwarden-gate"
+
+
+def _gate_version() -> str:
+    try:
+        return package_version(VALIDATOR_NAME)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+GATE_VERSION = _gate_version()
+
+
+def validator(policy_version: str) -> Validator:
+    """The gate's identity on a receipt: its name, code version and policy version."""
+    return Validator(name=VALIDATOR_NAME, version=GATE_VERSION, policy_version=policy_version)
+
+
+def explanation(
+    p: MemoryProposal,
+    *,
+    revision: int,
+    checks: dict[str, str],
+    ctx: GateContext,
+    authority: str,
+    derived_from: list[str],
+) -> dict[str, Any]:
+    """The receipt fields that explain a decision (seed 002): the claim by key and value
+    hash, scope, allowed purposes, expiry, provenance, every check's outcome, the validator
+    and the authority it ran under. Never the value itself."""
+    spec = ctx.registry_for(p.tenant_id).get(p.kind.value, p.normalized_key)
+    return {
+        "claim": ReceiptClaim(
+            kind=p.kind.value,
+            normalized_key=p.normalized_key,
+            value_sha256=sha256_hex(jcs(p.value)),
+        ),
+        "scope": {"kind": p.scope.kind.value, "key": p.scope.key},
+        "purposes": list(spec.retrieval_purposes) if spec else [],
+        "expires_at": p.expires_at,
+        "provenance": ReceiptProvenance(
+            message_id=p.evidence.message_id,
+            message_revision=revision,
+            evidence_start=p.evidence.start,
+            evidence_end=p.evidence.end,
+            evidence_sha256=p.evidence.sha256,
+            extractor_version=p.extractor_version,
+            proposed_by=ctx.proposed_by or f"extractor:{p.extractor_version}",
+            derived_from=derived_from,
+        ),
+        "checks": checks,
+        "validator": validator(ctx.policy_version),
+        "authority": authority,
+    }
 
 
 def receipt_body(receipt: Receipt) -> str:
@@ -61,6 +123,16 @@ class GateContext:
     watch_rates: bool = True
     # the review reasons of held scopes, by batch position; set per batch (services.gate.rates)
     held: dict[int, list[str]] = field(default_factory=dict)
+    # tenants whose commit switch is closed, with the switch holding them; set per batch
+    closed: dict[str, Switch] = field(default_factory=dict)
+    # tenants whose store is sealed to one owner (embedded, one principal): `local` profile
+    sealed: dict[str, bool] = field(default_factory=dict)
+    staged: StagedPolicy = field(
+        default_factory=lambda: StagedPolicy(
+            share=get_settings().staged_share,
+            review_period=timedelta(seconds=get_settings().staged_review_seconds),
+        )
+    )
 
     def held_reasons(self, index: int) -> list[str]:
         """Why the proposal at ``index`` goes to review whatever it says ([] when it is free)."""
@@ -139,6 +211,18 @@ def verified(index: int, p: MemoryProposal, ph: str, registry: Registry) -> Veri
     return Verified(index, p, ph, key, memory_id_for(key))
 
 
+# A refusal for a secret or a forbidden sensitive value keeps no value, only its payload
+# hash and reasons (SPEC §5.6 v3): the value is what the refusal protects.
+VALUE_FREE_REASONS = frozenset({"secret", "sensitive_forbidden"})
+
+
+def keeps_no_value(verdict: Verdict, secret: bool) -> bool:
+    """True when the proposal row must be stored without its value."""
+    return secret or (
+        verdict.decision == Decision.REJECT and not VALUE_FREE_REASONS.isdisjoint(verdict.reasons)
+    )
+
+
 def proposal_row(
     p: MemoryProposal,
     ph: str,
@@ -152,7 +236,7 @@ def proposal_row(
     proposed_by: str,
     derived_from: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The immutable proposal row; a proposal that carried a secret keeps no value."""
+    """The immutable proposal row; ``redact`` (:func:`keeps_no_value`) keeps the value out."""
     return {
         "tenant_id": p.tenant_id,
         "proposal_id": p.proposal_id,
@@ -209,6 +293,8 @@ def refuse(conn: Connection, refusal: Refusal, ctx: GateContext) -> Receipt:
         policy_version=ctx.policy_version,
         registry_version=ctx.registry.version,
         decided_at=ctx.now,
+        validator=validator(ctx.policy_version),
+        authority="policy:refused_before_checks",
         side_effects={
             "proposal_recorded": False,
             "memory_version_created": False,

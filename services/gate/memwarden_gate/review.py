@@ -15,17 +15,24 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from memwarden_gate import store
+from memwarden_gate.records import validator
 from memwarden_shared.config import get_settings
-from memwarden_shared.contract.canonical import claim_key, memory_id_for, payload_hash
-from memwarden_shared.contract.models import MessageStatus, ProposalState
+from memwarden_shared.contract.canonical import (
+    claim_key,
+    jcs,
+    memory_id_for,
+    payload_hash,
+    sha256_hex,
+)
+from memwarden_shared.contract.models import MessageStatus, ProposalState, ReviewReceipt
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.contract.tenant_registry import registry_for
-from memwarden_shared.state import memory_state, provenance
+from memwarden_shared.state import commit_switch, memory_state, provenance
 from memwarden_shared.state.auth import Principal, Scope, authorize
 from memwarden_shared.state.memory_state import NewVersion
 from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
 from memwarden_shared.store.dialect import lock_rows
-from memwarden_shared.store.schema import approvals, current_memories, proposals
+from memwarden_shared.store.schema import approvals, current_memories, proposals, receipts
 
 
 class ReviewRefused(Exception):
@@ -83,6 +90,16 @@ def _frozen(conn: Connection, tenant_id: str, proposal_id: str) -> Any:
     return conn.execute(lock_rows(conn, stmt)).first()
 
 
+def pending_fingerprint(conn: Connection, tenant_id: str, proposal_id: str) -> str:
+    """sha256 of the pending receipt exactly as stored: what a review receipt links to."""
+    body = conn.execute(
+        select(receipts.c.body).where(
+            receipts.c.tenant_id == tenant_id, receipts.c.proposal_id == proposal_id
+        )
+    ).scalar()
+    return sha256_hex(str(body)) if body is not None else ""
+
+
 def _audit(
     conn: Connection,
     tenant_id: str,
@@ -92,7 +109,24 @@ def _audit(
     verdict: str,
     outcome: str,
     now: datetime,
+    memory: tuple[str, int] | None = None,
 ) -> None:
+    """The approval row and its own receipt, linked to the immutable pending receipt."""
+    fingerprint = pending_fingerprint(conn, tenant_id, proposal_id)
+    receipt = ReviewReceipt(
+        tenant_id=tenant_id,
+        proposal_id=proposal_id,
+        payload_hash=ph,
+        pending_fingerprint=fingerprint,
+        verdict=verdict,
+        outcome=outcome,
+        approver=principal_id,
+        authority=f"review:{principal_id}",
+        memory_id=memory[0] if memory else None,
+        memory_version=memory[1] if memory else None,
+        validator=validator(get_settings().policy_version),
+        decided_at=now,
+    )
     conn.execute(
         approvals.insert().values(
             tenant_id=tenant_id,
@@ -102,6 +136,8 @@ def _audit(
             verdict=verdict,
             outcome=outcome,
             created_at=now,
+            pending_fingerprint=fingerprint,
+            receipt=jcs(receipt.model_dump(mode="json")).decode("utf-8"),
         )
     )
 
@@ -137,6 +173,20 @@ def approve(
                 )
                 uow.commit()
             raise ReviewRefused(refusal)
+        if commit_switch.closed_for(conn, {tenant_id}):
+            # hard rollback: an approval is a commit too, held until an admin opens the switch
+            _audit(
+                conn,
+                tenant_id,
+                proposal_id,
+                approved_payload_hash,
+                principal_id,
+                "approve",
+                "refused:commit_switch_closed",
+                now,
+            )
+            uow.commit()
+            raise ReviewRefused("commit_switch_closed")
         registry = registry_for(default_registry(), tenant_id, get_settings().tenant_registry)
         spec = registry.get(row.kind, row.normalized_key)
         key = {
@@ -190,6 +240,7 @@ def approve(
             "approve",
             "committed",
             now,
+            (memory_id, version),
         )
         uow.commit()
     return ReviewOutcome(proposal_id, ProposalState.COMMITTED.value, memory_id, version)

@@ -17,7 +17,7 @@ from memwarden_gate.decide import CurrentFact
 from memwarden_gate.records import Verified
 from memwarden_shared.detect.secret_mask import spans_from_json
 from memwarden_shared.state.memory_state import queue_lock
-from memwarden_shared.store.db import Batch, Step, in_offset
+from memwarden_shared.store.db import Batch, Step, as_utc, in_offset
 from memwarden_shared.store.dialect import in_param, pairs_in
 from memwarden_shared.store.schema import (
     current_memories,
@@ -53,6 +53,7 @@ class WaveReads:
     messages: dict[tuple[str, str], StoredMessage]
     suppressed: set[tuple[str, str, str]]  # (tenant, subject, hash)
     profiles: dict[str, str]
+    profile_since: dict[str, datetime | None]  # when each tenant's profile was set
     # (tenant, subject, memory_id) -> current committed version, for derived_from names
     sources: dict[tuple[str, str, str], int]
     seen: dict[str, int]  # memory_id -> the fact key's version as seen before the lock
@@ -177,6 +178,7 @@ def read_wave(conn: Connection, wave: list[Verified]) -> WaveReads:
             (r["tenant_id"], r["subject_id"], r["content_hash"]) for r in suppression_rows.rows
         },
         profiles={r["tenant_id"]: r["profile"] for r in policy_rows.rows},
+        profile_since={r["tenant_id"]: as_utc(r["updated_at"]) for r in policy_rows.rows},
         sources={
             (r["tenant_id"], r["subject_id"], r["memory_id"]): int(r["version"])
             for r in source_rows.rows

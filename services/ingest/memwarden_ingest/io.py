@@ -10,8 +10,14 @@ from sqlalchemy import Connection, Engine, select, text
 
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import Topic, Turn
-from memwarden_shared.delivery.outbox import emit_many, order_seq
-from memwarden_shared.detect.secret_mask import Masked, mask_secrets
+from memwarden_shared.delivery.outbox import (
+    Event,
+    emit_many,
+    in_flight_heads,
+    order_seq,
+    resequence,
+)
+from memwarden_shared.detect.secret_mask import HISTORY_TURNS, Masked, mask_secrets
 from memwarden_shared.store.db import as_utc, get_engine, offset_minutes, unit_of_work, utcnow
 from memwarden_shared.store.dialect import binds_arrays, insert_ignore_stmt, pairs_in
 from memwarden_shared.store.schema import messages
@@ -74,11 +80,12 @@ def ingest_many(
     rows, events = [], []
     mine: set[tuple[str, str]] = set()  # the messages this call inserts unless a racer did
     batch_seen = _existing_fingerprints(conn, {(t.tenant_id, t.message_id) for t in turns})
-    previous = _last_session_texts(conn, turns)
+    history = _session_histories(conn, turns)
     for turn in turns:
         session = (turn.tenant_id, turn.session_id)
-        masked = mask_secrets(turn.text, previous=previous.get(session))
-        previous[session] = turn.text
+        context = history.setdefault(session, [])
+        masked = mask_secrets(turn.text, history=context[-HISTORY_TURNS:])
+        context.append(turn.text)
         text_sha = sha256_hex(masked.text)
         fp = _fingerprint(
             turn.tenant_id,
@@ -154,8 +161,16 @@ def ingest_many(
                         order_seq(turn.created_at),
                     )
                 )
-        emit_many(conn, events)
+        emit_many(conn, _resequenced(conn, events))
     return IngestResult(stored=stored, duplicates=duplicates)
+
+
+def _resequenced(conn: Connection, events: list[Event]) -> list[Event]:
+    """``events`` with each late turn placed after its subject's proposals waiting at the
+    gate (``outbox.resequence``; docs/architecture.md, "Ordering per subject")."""
+    heads = in_flight_heads(conn, {e[4] for e in events}, {str(Topic.PROPOSAL_SUBMITTED)})
+    seqs = resequence([(e[4], e[5]) for e in events], heads)
+    return [(*e[:5], seq) for e, seq in zip(events, seqs, strict=True)]
 
 
 def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> dict[tuple[str, str], int]:
@@ -180,12 +195,13 @@ def _masked_columns(masked: Masked) -> dict[str, object]:
     }
 
 
-def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
-    """The latest stored turn of each session in the batch: a turn ending "my PIN is" makes
-    the start of the next one a secret."""
+def _session_histories(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], list[str]]:
+    """The latest stored turns of each session in the batch, oldest first, as stored (masked):
+    a turn ending "my PIN is", or a cue followed by fragments, makes what comes next a
+    secret (:data:`HISTORY_TURNS` turns cover the longest session window)."""
     if binds_arrays(conn):
-        return _last_session_texts_pg(conn, turns)
-    out: dict[tuple[str, str], str] = {}
+        return _session_histories_pg(conn, turns)
+    out: dict[tuple[str, str], list[str]] = {}
     for tenant_id, session_id in {(t.tenant_id, t.session_id) for t in turns}:
         # a re-sent turn is not its own context: a duplicate must mask the same way again
         ids = [
@@ -199,45 +215,52 @@ def _last_session_texts(conn: Connection, turns: list[Turn]) -> dict[tuple[str, 
                 messages.c.message_id.not_in(ids),
             )
             .order_by(messages.c.created_at.desc(), messages.c.id.desc())
-            .limit(1)
-        ).scalar()
-        if latest:
-            out[(tenant_id, session_id)] = latest
+            .limit(HISTORY_TURNS)
+        ).scalars()
+        texts = [t for t in latest if t]
+        if texts:
+            out[(tenant_id, session_id)] = texts[::-1]
     return out
 
 
-# Each session's latest stored turn by its (tenant, session, created_at) index, one query
+# Each session's latest stored turns by its (tenant, session, created_at) index, one query
 # for the whole batch however many sessions it holds. A message of the batch is excluded
 # in every session of its tenant: a message belongs to one session (one that claims
 # another is refused as different content).
-_LAST_SESSION_TEXTS_PG = """
+_SESSION_HISTORIES_PG = """
 SELECT s.tenant_id, s.session_id, m.text
 FROM unnest(CAST(:tenants AS text[]), CAST(:sessions AS text[])) AS s(tenant_id, session_id)
 CROSS JOIN LATERAL (
-    SELECT text FROM messages
+    SELECT text, created_at, id FROM messages
     WHERE messages.tenant_id = s.tenant_id AND messages.session_id = s.session_id
       AND NOT EXISTS (
           SELECT 1 FROM unnest(CAST(:batch_tenants AS text[]), CAST(:batch_ids AS text[]))
               AS b(tenant_id, message_id)
           WHERE b.tenant_id = messages.tenant_id AND b.message_id = messages.message_id)
     ORDER BY messages.created_at DESC, messages.id DESC
-    LIMIT 1
+    LIMIT :depth
 ) AS m
+ORDER BY s.tenant_id, s.session_id, m.created_at, m.id
 """
 
 
-def _last_session_texts_pg(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], str]:
+def _session_histories_pg(conn: Connection, turns: list[Turn]) -> dict[tuple[str, str], list[str]]:
     sessions = sorted({(t.tenant_id, t.session_id) for t in turns})
     rows = conn.execute(
-        text(_LAST_SESSION_TEXTS_PG),
+        text(_SESSION_HISTORIES_PG),
         {
             "tenants": [t for t, _ in sessions],
             "sessions": [s for _, s in sessions],
             "batch_tenants": [t.tenant_id for t in turns],
             "batch_ids": [t.message_id for t in turns],
+            "depth": HISTORY_TURNS,
         },
     )
-    return {(r.tenant_id, r.session_id): r.text for r in rows if r.text}
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        if r.text:
+            out.setdefault((r.tenant_id, r.session_id), []).append(r.text)
+    return out
 
 
 def _existing_fingerprints(

@@ -37,6 +37,18 @@ class BatchStored:
 
     bytes_read: int
     turns: int
+    last_line: int  # every line up to this one is stored (or was skipped as bad)
+
+
+@dataclass(frozen=True)
+class Validated:
+    """Progress of the validation pre-pass (for a progress bar)."""
+
+    bytes_read: int
+    lines: int
+
+
+VALIDATED_EVERY = 1000  # lines between two validation progress reports
 
 
 def ingest_file(
@@ -49,6 +61,8 @@ def ingest_file(
     batch_size: int = 500,
     skip_bad: bool = False,
     after_batch: Callable[[BatchStored], None] | None = None,
+    from_line: int = 1,
+    on_validated: Callable[[Validated], None] | None = None,
 ) -> FileIngest:
     """Store the turns of ``path`` in transactions of ``batch_size`` turns.
 
@@ -56,13 +70,19 @@ def ingest_file(
     content: at the first bad line when ``skip_bad`` is False (nothing stored), or when a
     batch conflicts with stored messages (the batches before it stay stored; re-running
     after a fix is safe, they count as duplicates).
+
+    ``from_line`` resumes an interrupted ingest: lines before it are neither validated nor
+    stored. ``on_validated`` reports the pre-pass every :data:`VALIDATED_EVERY` lines.
     """
 
     def lines() -> Iterator[Any]:
-        return read_turn_lines(path, default_tenant=default_tenant, max_text_chars=max_text_chars)
+        every = read_turn_lines(path, default_tenant=default_tenant, max_text_chars=max_text_chars)
+        return (line for line in every if line.number >= from_line)
 
     if not skip_bad:
         for line in lines():
+            if on_validated and line.number % VALIDATED_EVERY == 0:
+                on_validated(Validated(line.end, line.number))
             if line.error is not None:
                 raise IngestRefused(
                     f"{path}:{line.number}: {line.error}; nothing was stored (fix the line, "
@@ -85,7 +105,7 @@ def ingest_file(
         result.stored += done.stored
         result.duplicates += done.duplicates
         if after_batch:
-            after_batch(BatchStored(bytes_read, len(batch)))
+            after_batch(BatchStored(bytes_read, len(batch), last_line))
 
     for line in lines():
         if line.error is not None:

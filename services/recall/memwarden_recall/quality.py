@@ -1,9 +1,11 @@
 """Recall quality on a labelled query set (tests/breadth/recall_queries.jsonl format).
 
 Each line: ``{"id", "lang", "subject_id", "memories": [{kind, normalized_key, value}…],
-"query", "relevant": [indexes into memories]}``. Every query's memories are ranked by the
-same function recall uses (``query.rank_rows``) with the given embedder, no store involved:
-this measures the ordering, not the evidence checks in front of it. Figures:
+"query", "relevant": [indexes into memories]}``, and optionally ``"asked_at"`` (ISO 8601 with
+an offset: relative dates in the query resolve from it; now when absent). Every query's
+memories are ranked by the same function recall uses (``query.rank_rows``) with the given
+embedder, no store involved: this measures the ordering, not the evidence checks in front
+of it. Figures:
 
 - recall@1: the first result is relevant; recall@5: a relevant one is in the top 5;
 - MRR: mean over queries of 1 / rank of the first relevant memory (0 if none is ranked).
@@ -73,6 +75,11 @@ def _check(case: Any) -> None:
     relevant = case["relevant"]
     if not relevant or not all(_is_index(i, len(memories)) for i in relevant):
         raise ValueError("relevant must list indexes into memories")
+    asked_at = case.get("asked_at")
+    if asked_at is not None and (
+        not isinstance(asked_at, str) or datetime.fromisoformat(asked_at).tzinfo is None
+    ):
+        raise ValueError("asked_at must be an ISO 8601 time with an offset")
 
 
 def _check_memories(memories: Any) -> None:
@@ -100,7 +107,8 @@ def first_relevant_rank(case: dict[str, Any], embedder: Embedder) -> int | None:
         )
         for i, m in enumerate(case["memories"])
     ]
-    ranked = rank_rows(rows, case["query"], len(rows), embedder)
+    asked_at = datetime.fromisoformat(case["asked_at"]) if case.get("asked_at") else None
+    ranked = rank_rows(rows, case["query"], len(rows), embedder, asked_at)
     relevant = {f"m{i:04d}" for i in case["relevant"]}
     return next((n for n, r in enumerate(ranked, 1) if r.memory_id in relevant), None)
 

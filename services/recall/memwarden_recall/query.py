@@ -10,16 +10,17 @@ with no active supporting message is never returned, whether or not any worker h
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, or_, select
+from sqlalchemy import Connection, Engine, and_, or_, select
 
 from memwarden_recall.keymatch import default_vocabulary
 from memwarden_recall.ranking import score_rows
-from memwarden_shared.contract.models import MemoryStatus, MessageStatus
+from memwarden_recall.vector_cache import process_cache
+from memwarden_shared.contract.models import MemoryStatus
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.remote.embedders import current_embedder
 from memwarden_shared.state import provenance
@@ -28,9 +29,7 @@ from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
 from memwarden_shared.store.dialect import in_list
 from memwarden_shared.store.schema import (
     current_memories,
-    memory_evidence,
     memory_versions,
-    messages,
     vector_index,
 )
 from memwarden_shared.text.embedding import Embedder
@@ -96,19 +95,55 @@ def recall(
     engine: Engine | None = None,
     now: datetime | None = None,
     embedder: Embedder | None = None,
+    on_read: Callable[[Connection, list[tuple[str, int]]], None] | None = None,
 ) -> list[Recalled]:
     """The recallable memories of one subject, best first (see the module docstring); a
     :class:`ProtectedEmpty` while a curate publish switches the subject's memories.
     ``embedder`` defaults to the configured one; raises ``ranking.EmbedderMismatch`` when
-    a remote embedder is configured over an index another embedder built."""
+    a remote embedder is configured over an index another embedder built. ``on_read`` is
+    given the (memory id, version) pairs returned, inside the read's own transaction (the
+    read log rides on it instead of opening a second one); the transaction then commits."""
     now = now or utcnow()
-    supported = provenance.supported(current_memories.c.memory_id, current_memories.c.version)
+    with unit_of_work(engine or get_engine()) as uow:
+        rows = uow.conn.execute(
+            _statement(uow.conn, tenant_id, subject_id, now, scope_kind, scope_key, purpose)
+        ).all()
+        if rows and rows[0].curate_blocked:
+            return ProtectedEmpty(CURATE_PUBLISHING)
+        if not rows and (reason := block_reason(uow.conn, tenant_id, subject_id)):
+            return ProtectedEmpty(reason)
+        # the provenance rule, answered by the same statement: no active evidence, no recall
+        candidates = [_Candidate.of(r) for r in rows if r.evidence_ids]
+        if query:
+            _attach_embeddings(uow.conn, candidates)
+        ranked = rank_rows(candidates, query, k, embedder)
+        if on_read is not None and ranked:
+            on_read(uow.conn, [(r.memory_id, r.version) for r in ranked])
+            uow.commit()
+    return ranked
+
+
+def _statement(
+    bind: Any,
+    tenant_id: str,
+    subject_id: str,
+    now: datetime,
+    scope_kind: str | None,
+    scope_key: str | None,
+    purpose: str | None,
+) -> Any:
+    """One statement for everything recall reads (issue 23): the current versions, the
+    key of their stored vector (not its bytes: see ``vector_cache``), the active evidence
+    ids that both decide support and make the pointers, and the curate block, all in one
+    snapshot."""
     stmt = (
         select(
             current_memories,
-            vector_index.c.embedding,
             vector_index.c.embedder,
             vector_index.c.version.label("iv"),
+            provenance.supporting_message_ids(
+                bind, current_memories.c.memory_id, current_memories.c.version
+            ).label("evidence_ids"),
             # in the same statement as the rows, so a read is wholly before or after a switch
             blocked(tenant_id, subject_id).label("curate_blocked"),
         )
@@ -123,7 +158,6 @@ def recall(
             current_memories.c.tenant_id == tenant_id,
             current_memories.c.subject_id == subject_id,
             or_(current_memories.c.expires_at.is_(None), current_memories.c.expires_at > now),
-            supported,
         )
     )
     if scope_kind:
@@ -132,56 +166,79 @@ def recall(
         stmt = stmt.where(current_memories.c.scope_key == scope_key)
     if purpose:
         stmt = stmt.where(current_memories.c.normalized_key.in_(keys_for_purpose(purpose)))
-    with unit_of_work(engine or get_engine()) as uow:
-        rows = uow.conn.execute(stmt).all()
-        if rows and rows[0].curate_blocked:
-            return ProtectedEmpty(CURATE_PUBLISHING)
-        if not rows and (reason := block_reason(uow.conn, tenant_id, subject_id)):
-            return ProtectedEmpty(reason)
-        ranked = rank_rows(rows, query, k, embedder)
-        pointers = _evidence(uow.conn, tenant_id, [(r.memory_id, r.version) for r in ranked])
-    return [
-        replace(r, evidence_message_ids=pointers.get((r.memory_id, r.version), ())) for r in ranked
-    ]
+    return stmt
 
 
-def _evidence(
-    conn: Any, tenant_id: str, pairs: list[tuple[str, int]]
-) -> dict[tuple[str, int], tuple[str, ...]]:
-    """The active message ids supporting each recalled version, for its pointer."""
-    if not pairs:
-        return {}
-    wanted = set(pairs)
-    stmt = (
-        select(memory_evidence.c.memory_id, memory_evidence.c.version, memory_evidence.c.message_id)
-        .join(
-            messages,
-            and_(
-                messages.c.tenant_id == memory_evidence.c.tenant_id,
-                messages.c.message_id == memory_evidence.c.message_id,
-                messages.c.revision == memory_evidence.c.revision,
-            ),
+@dataclass
+class _Candidate:
+    """One row recall may return, with its stored vector once attached."""
+
+    memory_id: str
+    version: int
+    kind: str
+    normalized_key: str
+    scope_kind: str
+    scope_key: str
+    value_json: str
+    updated_at: datetime
+    expires_at: datetime | None
+    evidence_ids: tuple[str, ...]
+    embedder: str | None  # who made the stored vector of this version; None: not indexed
+    embedding: bytes | None = None
+
+    @classmethod
+    def of(cls, row: Any) -> _Candidate:
+        return cls(
+            memory_id=row.memory_id,
+            version=row.version,
+            kind=row.kind,
+            normalized_key=row.normalized_key,
+            scope_kind=row.scope_kind,
+            scope_key=row.scope_key,
+            value_json=row.value_json,
+            updated_at=row.updated_at,
+            expires_at=row.expires_at,
+            evidence_ids=tuple(sorted(set(row.evidence_ids))),
+            embedder=row.embedder if row.iv is not None else None,
         )
-        .where(
-            memory_evidence.c.tenant_id == tenant_id,
-            in_list(conn, memory_evidence.c.memory_id, {m for m, _ in pairs}),
-            messages.c.status == MessageStatus.ACTIVE,
-        )
-    )
-    out: dict[tuple[str, int], set[str]] = {}
-    for r in conn.execute(stmt):
-        if (r.memory_id, r.version) in wanted:
-            out.setdefault((r.memory_id, r.version), set()).add(r.message_id)
-    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _attach_embeddings(conn: Any, candidates: list[_Candidate]) -> None:
+    """Stored vectors from the process cache; the keys it lacks in one read, then kept."""
+    keys = {(c.memory_id, c.version, c.embedder): c for c in candidates if c.embedder}
+    cache = process_cache()
+    found = cache.get_many(keys)
+    missing = [key for key in keys if key not in found]
+    if missing:
+        stmt = select(
+            vector_index.c.memory_id,
+            vector_index.c.version,
+            vector_index.c.embedder,
+            vector_index.c.embedding,
+        ).where(in_list(conn, vector_index.c.memory_id, [m for m, _, _ in missing]))
+        fetched = {
+            (r.memory_id, r.version, r.embedder): bytes(r.embedding) for r in conn.execute(stmt)
+        }
+        fetched = {key: blob for key, blob in fetched.items() if key in keys}
+        cache.put_many(fetched)
+        found.update(fetched)
+    for key, candidate in keys.items():
+        candidate.embedding = found.get(key)
 
 
 def rank_rows(
-    rows: Sequence[Any], query: str | None, k: int, embedder: Embedder | None = None
+    rows: Sequence[Any],
+    query: str | None,
+    k: int,
+    embedder: Embedder | None = None,
+    asked_at: datetime | None = None,
 ) -> list[Recalled]:
     if not rows:
         return []
     if query:
-        scores = score_rows(query, rows, embedder or current_embedder(), default_vocabulary())
+        scores = score_rows(
+            query, rows, embedder or current_embedder(), default_vocabulary(), asked_at
+        )
     else:
         scores = [0.0] * len(rows)
     ranked = sorted(
@@ -198,6 +255,7 @@ def rank_rows(
             value=json.loads(r.value_json),
             score=s,
             expires_at=as_utc(r.expires_at),
+            evidence_message_ids=getattr(r, "evidence_ids", ()),
         )
         for r, s in ranked[:k]
     ]

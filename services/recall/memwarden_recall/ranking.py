@@ -3,6 +3,7 @@
     score = cosine(query vector, memory vector)             the embedder's similarity
           + VALUE_WEIGHT * value_overlap                    shared words/characters
           + KEY_WEIGHT * key_match(query, memory's key)     services.recall.keymatch
+          + DATE_WEIGHT * date_match(query, dated value)    services.recall.datematch
 
 ``value_overlap`` is the share of the query's hashed-embedder features (words, trigrams, CJK
 characters and bigrams) that the memory's value also has. ``key_match`` is in [0, 1]. When
@@ -13,12 +14,14 @@ Ties: most recently updated first, then memory id (the caller sorts).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
 
+from memwarden_recall.datematch import date_matches
 from memwarden_recall.keymatch import KeyVocabulary
 from memwarden_shared.text.embedding import (
     Embedder,
@@ -32,6 +35,8 @@ from memwarden_shared.text.embedding import (
 
 VALUE_WEIGHT = 0.5
 KEY_WEIGHT = 1.0
+# As strong as naming the key: a date the question names is as specific as a key.
+DATE_WEIGHT = 1.0
 
 log = logging.getLogger("memwarden.recall")
 
@@ -47,10 +52,15 @@ class EmbedderMismatch(Exception):
 
 
 def score_rows(
-    query: str, rows: Sequence[Any], embedder: Embedder, vocabulary: KeyVocabulary
+    query: str,
+    rows: Sequence[Any],
+    embedder: Embedder,
+    vocabulary: KeyVocabulary,
+    asked_at: dt.datetime | None = None,
 ) -> list[float]:
     """The score of each row (``normalized_key``, ``value_json``, and the indexed
-    ``embedding`` bytes with its ``embedder`` name, either may be None) for ``query``."""
+    ``embedding`` bytes with its ``embedder`` name, either may be None) for ``query``, asked
+    at ``asked_at`` (now when None: relative dates in the query resolve from it)."""
     try:
         cosine = similarities(query, rows, embedder)
     except EmbeddingError as exc:
@@ -59,12 +69,12 @@ def score_rows(
         cosine = np.zeros(len(rows), dtype=np.float32)
     by_key = vocabulary.match(query)
     q_features = frozenset(features(query))
+    by_date = date_matches(query, rows, asked_at or dt.datetime.now(dt.UTC))
     out = []
-    for row, cos in zip(rows, cosine, strict=True):
+    for row, cos, on_date in zip(rows, cosine, by_date, strict=True):
         overlap = shared_features(q_features, row.value_json) / max(len(q_features), 1)
-        out.append(
-            float(cos) + VALUE_WEIGHT * overlap + KEY_WEIGHT * by_key.get(row.normalized_key, 0.0)
-        )
+        key = by_key.get(row.normalized_key, 0.0)
+        out.append(float(cos) + VALUE_WEIGHT * overlap + KEY_WEIGHT * key + DATE_WEIGHT * on_date)
     return out
 
 

@@ -39,7 +39,7 @@ from memwarden_replay.tally import BatchFacts, Tally, report
 from memwarden_shared.contract.canonical import sha256_hex
 from memwarden_shared.contract.models import MessageStatus, ProposalBody, Receipt, Turn
 from memwarden_shared.contract.registry import default_registry
-from memwarden_shared.detect.secret_mask import mask_secrets
+from memwarden_shared.detect.secret_mask import HISTORY_TURNS, mask_secrets
 from memwarden_shared.store.db import dumps, unit_of_work, utcnow
 from memwarden_shared.store.dialect import in_list, insert_ignore, lock_rows
 from memwarden_shared.store.schema import (
@@ -257,14 +257,14 @@ def extract_batch(batch: Batch, extract_turn: ExtractTurn) -> _Extracted:
     the context for a secret announced one turn earlier; where the store knew an earlier
     turn, the stored hash differs and the message proposes nothing (fail closed)."""
     turns: dict[tuple[str, str], Turn] = {}
-    previous: dict[tuple[str, str], str] = {}
+    history: dict[tuple[str, str], list[str]] = {}
     for turn in batch.turns:
         key = (turn.tenant_id, turn.message_id)
         if key in turns:
             continue  # a repeated line: once
-        session = (turn.tenant_id, turn.session_id)
-        masked = mask_secrets(turn.text, previous=previous.get(session))
-        previous[session] = turn.text
+        context = history.setdefault((turn.tenant_id, turn.session_id), [])
+        masked = mask_secrets(turn.text, history=context[-HISTORY_TURNS:])
+        context.append(turn.text)
         turns[key] = turn.model_copy(update={"text": masked.text})
     bodies = extract_debounced(list(turns.values()), extract_turn)
     return _Extracted(bodies, {key: sha256_hex(turn.text) for key, turn in turns.items()})

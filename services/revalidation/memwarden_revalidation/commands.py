@@ -16,7 +16,11 @@ from memwarden_shared.contract.models import MemoryStatus, MessageStatus, Topic
 from memwarden_shared.delivery.outbox import emit, order_seq
 from memwarden_shared.detect.secret_mask import mask_secrets
 from memwarden_shared.state import memory_state
-from memwarden_shared.state.candidates import candidate_values, erase_candidates_for_message
+from memwarden_shared.state.candidates import (
+    candidate_values,
+    erase_candidates_for_message,
+    wait_out_the_gate,
+)
 from memwarden_shared.state.erasure import forget_text
 from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
 from memwarden_shared.store.dialect import insert_ignore
@@ -56,6 +60,8 @@ def revoke_message(
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
         _latest(uow.conn, tenant_id, message_id)
+        # after a gate deciding one of the message's candidates, before any that comes later
+        wait_out_the_gate(uow.conn, tenant_id, message_id)
         changed = _mark_revoked(uow.conn, tenant_id, message_id, now, reason)
         uow.commit()
     return changed
@@ -198,6 +204,13 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
         msg = _latest(conn, tenant_id, message_id)
+        # The candidates' values first (a gate may hold them, taken but not committed), then
+        # their erasure, which waits for such a gate: every read below sees its decision.
+        hashes = {
+            normalized_content_hash(claim_text(value))
+            for value in candidate_values(conn, tenant_id, message_id)
+        }
+        erase_candidates_for_message(conn, tenant_id, message_id)
         claims = conn.execute(
             select(
                 proposals.c.value_json,
@@ -213,10 +226,6 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                     messages.c.tenant_id == tenant_id, messages.c.message_id == message_id
                 )
             )
-        }
-        hashes = {
-            normalized_content_hash(claim_text(value))
-            for value in candidate_values(conn, tenant_id, message_id)
         }
         for claim in claims:
             if claim.value_json is not None:
@@ -248,7 +257,6 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
                 reason="forgotten",
             )
             memory_state.erase_value(conn, dep.memory_id, dep.version)
-        erase_candidates_for_message(conn, tenant_id, message_id)
         memory_state.withdraw_pending(conn, tenant_id, message_id)
         memory_state.erase_proposal_values(conn, tenant_id, message_id)
         _mark_revoked(conn, tenant_id, message_id, now, "forgotten")

@@ -25,7 +25,9 @@ from memwarden_actions.receipts import (
     UnknownIntent,
 )
 from memwarden_actions.request import INTENT_PATTERN, USES_PATTERN, ActionRequest
+from memwarden_shared.state import read_log
 from memwarden_shared.state.auth import Principal
+from memwarden_shared.store.db import unit_of_work, utcnow
 
 __all__ = [
     "INTENT_PATTERN",
@@ -53,8 +55,32 @@ def request(engine: Engine, principal: Principal, req: ActionRequest) -> Receipt
     without ``action:request`` gets a recorded ``DENY not_authorised``; the same key again
     returns the first receipt as ``DUPLICATE``. Raises :class:`ActionKeyConflict` (the key
     was used with other intent or params), :class:`UnknownIntent`, or ``Forbidden`` for a
-    principal of another tenant."""
-    return request_action(req, principal, engine=engine)
+    principal of another tenant.
+
+    The memory versions a fresh decision read go to the read log (surface ``action``)."""
+    receipt = request_action(req, principal, engine=engine)
+    if receipt.get("decision") not in _NOT_READ:
+        rows = read_log.rows_for(
+            req.tenant_id,
+            req.subject_id,
+            principal.principal_id,
+            read_log.Surface.ACTION,
+            [_version(name) for name in receipt.get("memory_versions") or []],
+            utcnow(),
+        )
+        with unit_of_work(engine) as uow:
+            read_log.record(uow.conn, rows)
+            uow.commit()
+    return receipt
+
+
+# a replay or a refused key read nothing new: the first decision's read was logged then
+_NOT_READ = frozenset({"DUPLICATE", "KEY_CONFLICT"})
+
+
+def _version(name: str) -> tuple[str, int]:
+    memory_id, _, version = name.rpartition(":")
+    return memory_id, int(version)
 
 
 def approve(

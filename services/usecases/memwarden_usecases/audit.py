@@ -39,6 +39,8 @@ from memwarden_shared.state.candidates import undecided_count
 from memwarden_shared.state.erasure import holds_forgotten
 from memwarden_shared.store.db import get_engine, unit_of_work
 from memwarden_shared.store.schema import (
+    curate_ledger,
+    curate_runs,
     current_memories,
     memory_versions,
     messages,
@@ -179,6 +181,7 @@ def audit(tenant_id: str | None = None, *, engine: Engine | None = None) -> Audi
         forgotten = _forgotten(conn, tenant_id)
         report.findings += _forgotten_in_outbox(conn, tenant_id, forgotten)
         report.findings += _forgotten_in_side_tables(conn, tenant_id, forgotten)
+        report.findings += _forgotten_in_curate(conn, tenant_id, forgotten)
         report.findings += [
             {"where": "messages", "message": r.message_id, "problem": "forgotten text still stored"}
             for r in conn.execute(
@@ -245,11 +248,18 @@ class _Forgotten:
         """Whether a row of ``tenant_id`` with these column values derives from a forgotten
         message (names its id, as a column or inside a JSON payload) and holds its content.
         A later message that says the same again is the user's new words, not residue."""
-        ids, hashes = self.messages.get(tenant_id, set()), self.hashes.get(tenant_id, set())
-        if not ids or not hashes:
+        hashes = self.hashes.get(tenant_id, set())
+        return self.cites(tenant_id, values) and any(
+            isinstance(v, str) and holds_forgotten(v, hashes) for v in values
+        )
+
+    def cites(self, tenant_id: str, values: list[Any]) -> bool:
+        """Whether one of ``values`` is, or names in its JSON, a message whose text was
+        erased."""
+        ids = self.messages.get(tenant_id, set())
+        if not ids or not self.hashes.get(tenant_id):
             return False
-        named = any(v in ids or (isinstance(v, str) and _names_any(v, ids)) for v in values)
-        return named and any(isinstance(v, str) and holds_forgotten(v, hashes) for v in values)
+        return any(v in ids or (isinstance(v, str) and _names_any(v, ids)) for v in values)
 
 
 def _names_any(text: str, ids: set[str]) -> bool:
@@ -307,6 +317,34 @@ def _side_tables(conn: Connection) -> list[Table]:
     reflected = MetaData()
     reflected.reflect(conn, only=names)
     return [reflected.tables[n] for n in names]
+
+
+def _forgotten_in_curate(
+    conn: Connection, tenant_id: str | None, forgotten: _Forgotten
+) -> list[dict[str, Any]]:
+    """Snapshot packages that froze a forgotten message and still hold its content, and the
+    ledger rows of those runs (their plans name sources, not messages) that hold it."""
+    runs = select(curate_runs.c.tenant_id, curate_runs.c.run_id, curate_runs.c.package)
+    ledger = select(curate_ledger.c.tenant_id, curate_ledger.c.run_id, curate_ledger.c.body)
+    if tenant_id:
+        runs = runs.where(curate_runs.c.tenant_id == tenant_id)
+        ledger = ledger.where(curate_ledger.c.tenant_id == tenant_id)
+    findings: list[dict[str, Any]] = []
+    citing = set()
+    for r in conn.execute(runs):
+        if forgotten.cites(r.tenant_id, [r.package]):
+            citing.add((r.tenant_id, r.run_id))
+            if forgotten.suspect(r.tenant_id, [r.package]):
+                findings.append(
+                    {"where": "curate_runs", "run": r.run_id, "problem": "holds forgotten content"}
+                )
+    for r in conn.execute(ledger):
+        hashes = forgotten.hashes.get(r.tenant_id, set())
+        if (r.tenant_id, r.run_id) in citing and holds_forgotten(r.body, hashes):
+            findings.append(
+                {"where": "curate_ledger", "run": r.run_id, "problem": "holds forgotten content"}
+            )
+    return findings
 
 
 def _forgotten_in_side_tables(

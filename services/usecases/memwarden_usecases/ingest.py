@@ -9,11 +9,21 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from memwarden_ingest.io import IngestRefused, IngestResult, ingest_turns
-from memwarden_ingest.stream import BatchStored, FileIngest
+from memwarden_ingest.stream import BatchStored, FileIngest, Validated
 from memwarden_ingest.stream import ingest_file as _ingest_file
 from memwarden_shared.contract.models import Turn
+from memwarden_shared.delivery.queues import broker_reachable
 
-__all__ = ["BatchStored", "FileIngest", "IngestRefused", "IngestResult", "ingest", "ingest_file"]
+__all__ = [
+    "BatchStored",
+    "FileIngest",
+    "IngestRefused",
+    "IngestResult",
+    "Validated",
+    "broker_reachable",
+    "ingest",
+    "ingest_file",
+]
 
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
@@ -40,8 +50,11 @@ def ingest_file(
     batch_size: int,
     skip_bad: bool,
     after_batch: Callable[[BatchStored], None] | None = None,
+    from_line: int = 1,
+    on_validated: Callable[[Validated], None] | None = None,
 ) -> FileIngest:
-    """Stream a JSONL file of turns into the store, ``batch_size`` turns a transaction."""
+    """Stream a JSONL file of turns into the store, ``batch_size`` turns a transaction,
+    from line ``from_line`` (a resumed ingest)."""
     return _ingest_file(
         path,
         engine=engine,
@@ -51,4 +64,6 @@ def ingest_file(
         batch_size=batch_size,
         skip_bad=skip_bad,
         after_batch=after_batch,
+        from_line=from_line,
+        on_validated=on_validated,
     )

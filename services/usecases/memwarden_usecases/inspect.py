@@ -35,6 +35,8 @@ FEED_TOPICS = (
     Topic.EXTRACTOR_ROLLBACK_CLEARED.value,
     Topic.WRITE_RATE_HELD.value,
     Topic.WRITE_RATE_CLEARED.value,
+    Topic.COMMIT_SWITCH_CLOSED.value,
+    Topic.COMMIT_SWITCH_OPENED.value,
 )
 
 

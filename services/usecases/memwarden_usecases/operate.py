@@ -18,10 +18,12 @@ from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe.health import unindexed_versions
 from memwarden_shared.state.candidates import undecided_count
 from memwarden_shared.store.db import unit_of_work, utcnow
+from memwarden_shared.store.tenant_scope import all_tenants
 
 __all__ = [
     "DEAD_LETTER_STAGES",
     "dead_letters",
+    "delivery_gauges",
     "discard",
     "outbox_status",
     "requeue",
@@ -50,6 +52,25 @@ def outbox_status(engine: Engine, *, redeliver_seconds: float) -> dict[str, Any]
         "oldest_unsent_age_seconds": age,
         "undecided_candidates": undecided,
         "current_without_vector": unindexed,
+    }
+
+
+@all_tenants("the API's /metrics reports the outbox of every tenant, as a relay's gauges do")
+def delivery_gauges(engine: Engine, *, redeliver_seconds: float) -> dict[str, float]:
+    """Backlog and delivery health read from the store now: what a process that runs no
+    relay exports instead of relay gauges it never sampled (issue 26.10)."""
+    with unit_of_work(engine) as uow:
+        health = delivery_health(uow.conn, redeliver_seconds=redeliver_seconds)
+    oldest = health.oldest_unsent_at
+    return {
+        "unsent": health.unsent,
+        "in_flight": health.in_flight,
+        "overdue": health.overdue,
+        "parked": health.parked,
+        "dead_letters": health.dead_letters,
+        "oldest_unsent_age_seconds": 0.0
+        if oldest is None
+        else max((utcnow() - oldest).total_seconds(), 0.0),
     }
 
 

@@ -9,14 +9,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from memwarden_recall.context import render_context
 from memwarden_recall.quality import BadQuerySet, evaluate, load_queries
 from memwarden_recall.query import ProtectedEmpty, Recalled, recall_as_of
 from memwarden_recall.query import recall as _recall
 from memwarden_recall.ranking import EmbedderMismatch
+from memwarden_shared.observe import metrics
 from memwarden_shared.remote.embedders import current_embedder
+from memwarden_shared.state import read_log
+from memwarden_shared.store.db import utcnow
 from memwarden_shared.text.embedding import Embedder, EmbedderNotConfigured, EmbeddingError
 from memwarden_vector_sink.io import reindex as _reindex
 
@@ -49,11 +52,23 @@ def recall(
     scope_key: str | None = None,
     purpose: str | None = None,
     now: datetime | None = None,
+    reader: str = "operator",
 ) -> list[Recalled]:
     """Best first; empty on purpose (a :class:`ProtectedEmpty`, see :func:`protected_reason`)
     while a curate publish switches the subject's memories. :class:`EmbedderMismatch` when
-    a remote embedder is configured over an index another embedder built."""
-    return _recall(
+    a remote embedder is configured over an index another embedder built.
+
+    Every version returned is logged as read by ``reader`` (the principal id) in the read
+    log, ids and versions only."""
+    moment = now or utcnow()
+
+    def log_read(conn: Connection, pairs: list[tuple[str, int]]) -> None:
+        rows = read_log.rows_for(
+            tenant_id, subject_id, reader, read_log.Surface.RECALL, pairs, moment
+        )
+        read_log.record(conn, rows)
+
+    found = _recall(
         tenant_id,
         subject_id,
         query,
@@ -62,8 +77,19 @@ def recall(
         scope_key=scope_key,
         purpose=purpose,
         engine=engine,
-        now=now,
+        now=moment,
+        on_read=log_read,
     )
+    _count(found, moment)
+    return found
+
+
+def _count(found: Sequence[Recalled], now: datetime) -> None:
+    """The evidence ratio of what recall returns, and the expired-but-retrieved tripwire."""
+    for r in found:
+        metrics.RECALLED_VERSIONS.labels("with" if r.evidence_message_ids else "without").inc()
+        if r.expires_at is not None and r.expires_at <= now:
+            metrics.EXPIRED_BUT_RETRIEVED.labels("recall").inc()
 
 
 def protected_reason(found: Sequence[Recalled]) -> str | None:

@@ -3,7 +3,9 @@ rejections, and the tenant's policy profile."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from sqlalchemy import Engine, and_, select
 
@@ -17,9 +19,11 @@ from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import messages, proposals, tenant_policies
 
 __all__ = [
+    "Decided",
     "ReviewOutcome",
     "ReviewRefused",
     "approve",
+    "decide_each",
     "pending",
     "pending_with_evidence",
     "reject",
@@ -57,8 +61,46 @@ def reject(engine: Engine, principal: Principal, tenant_id: str, proposal_id: st
     return _reject(principal, tenant_id, proposal_id, engine=engine)
 
 
+Verdict = Literal["approve", "reject"]
+
+
+@dataclass(frozen=True)
+class Decided:
+    """One item of :func:`decide_each`: its outcome, or the code that refused it."""
+
+    proposal_id: str
+    verdict: Verdict
+    outcome: ReviewOutcome | None = None
+    refused: str | None = None
+
+
+def decide_each(
+    engine: Engine,
+    principal: Principal,
+    tenant_id: str,
+    decisions: Iterable[tuple[str, Verdict, str | None]],
+) -> list[Decided]:
+    """``(proposal_id, verdict, payload_hash)`` decided one by one, in order, each exactly as
+    :func:`approve` or :func:`reject` alone would (its own transaction, an approval bound to
+    its own payload hash): a refusal is that item's result and the rest are still decided."""
+    results = []
+    for proposal_id, verdict, payload_hash in decisions:
+        try:
+            if verdict == "approve":
+                # no hash matches "": an approval without one is refused, never unbound
+                outcome = approve(engine, principal, tenant_id, proposal_id, payload_hash or "")
+            else:
+                outcome = reject(engine, principal, tenant_id, proposal_id)
+        except ReviewRefused as exc:
+            results.append(Decided(proposal_id, verdict, refused=exc.code))
+        else:
+            results.append(Decided(proposal_id, verdict, outcome=outcome))
+    return results
+
+
 def set_policy(engine: Engine, tenant_id: str, profile: str) -> None:
-    """The tenant's policy profile: ``auto`` (the gate commits) or ``review_all``."""
+    """The tenant's policy profile: ``auto`` (the gate commits), ``review_all``, ``staged``
+    or ``local`` (``memwarden_gate.profiles``). Setting it starts a staged review period."""
     with engine.begin() as conn:
         conn.execute(tenant_policies.delete().where(tenant_policies.c.tenant_id == tenant_id))
         insert_ignore(

@@ -8,6 +8,7 @@ else is dropped.
 from __future__ import annotations
 
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, select
@@ -17,8 +18,9 @@ from memwarden_shared.delivery.consume import ConsumeResult, consume
 from memwarden_shared.delivery.pipeline import Stage
 from memwarden_shared.observe import metrics
 from memwarden_shared.remote.embedders import current_embedder
-from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
-from memwarden_shared.store.dialect import hold_rows, in_list, insert_ignore
+from memwarden_shared.remote.embedding_remote import OpenAIEmbedder
+from memwarden_shared.store.db import Batch, get_engine, unit_of_work, utcnow
+from memwarden_shared.store.dialect import in_list, in_param, insert_ignore, lock_rows
 from memwarden_shared.store.schema import (
     current_memories,
     fact_keys,
@@ -60,6 +62,16 @@ def reindex(
     return {**totals, "embedder": embedder.name}
 
 
+def warm() -> None:
+    """Load the configured embedder's model by embedding one text, so that a fresh sink's
+    first batch does not pay for it (about 1.4 s for the multilingual model). A remote
+    embedder is left alone: a call at start would spend its quota and fail on an outage
+    before any event needs it."""
+    embedder = current_embedder()
+    if not isinstance(embedder, OpenAIEmbedder):
+        embedder.embed(["warm"])
+
+
 def sync_events(conn: Connection, envelopes: list[dict[str, Any]]) -> dict[str, int]:
     """The vector sink's consumer handler: reconcile the memories the events name, inside
     the runner's transaction."""
@@ -83,8 +95,7 @@ def reconcile(
     the batch (shared.retry), a permanent one dead-letters the event."""
     embedder = embedder or current_embedder()
     ids = sorted(set(memory_ids))
-    _share_fact_keys(conn, ids)
-    current, indexed = _projection(conn, ids)
+    current, indexed = _locked_projection(conn, ids)
     stale, todo = differences(ids, current, indexed, embedder.name)
     if stale:
         conn.execute(delete(vector_index).where(in_list(conn, vector_index.c.memory_id, stale)))
@@ -120,41 +131,48 @@ def differences(
     return stale, todo
 
 
-def _share_fact_keys(conn: Connection, ids: list[str]) -> None:
-    """FOR SHARE on the fact keys, in memory_id order: a commit or revocation of these
-    memories (which holds the key FOR UPDATE) cannot slip between our read of the projection
-    and our write, or a late sink would index a version just revoked. (SQLite: the
-    transaction holds the database write lock already.)"""
-    if not ids:
-        return
-    hold_rows(
-        conn,
-        select(fact_keys.c.id)
-        .where(in_list(conn, fact_keys.c.memory_id, ids))
-        .order_by(fact_keys.c.memory_id),
-        read=True,
-    )
-
-
-def _projection(
+def _locked_projection(
     conn: Connection, ids: list[str]
 ) -> tuple[dict[str, Any], dict[str, tuple[int, str]]]:
-    """The current committed row of each memory, and its index row's (version, embedder)."""
-    current = {
-        r.memory_id: r
-        for r in conn.execute(
-            select(current_memories).where(in_list(conn, current_memories.c.memory_id, ids))
-        )
-    }
-    indexed = {
-        r.memory_id: (r.version, r.embedder)
-        for r in conn.execute(
-            select(vector_index.c.memory_id, vector_index.c.version, vector_index.c.embedder).where(
-                in_list(conn, vector_index.c.memory_id, ids)
-            )
-        )
-    }
-    return current, indexed
+    """The current committed row of each memory, and its index row's (version, embedder),
+    read under FOR SHARE on the fact keys, taken in memory_id order: a commit or revocation
+    of these memories (which holds the key FOR UPDATE) cannot slip between our read of the
+    projection and our write, or a late sink would index a version just revoked. (SQLite:
+    the transaction holds the database write lock already.)
+
+    One round trip on PostgreSQL (``store.db.Batch``): the pipeline runs the lock first and
+    the two reads after it, in the same transaction, so they see what the locks hold."""
+    if not ids:
+        return {}, {}
+    batch = Batch(conn)
+    batch.add(
+        "vector_sink.share_fact_keys",
+        lambda c: lock_rows(
+            c,
+            select(fact_keys.c.id)
+            .where(in_param(c, fact_keys.c.memory_id, "ids"))
+            .order_by(fact_keys.c.memory_id),
+            read=True,
+        ),
+        {"ids": ids},
+    )
+    current = batch.add(
+        "vector_sink.current",
+        lambda c: select(current_memories).where(in_param(c, current_memories.c.memory_id, "ids")),
+        {"ids": ids},
+    )
+    indexed = batch.add(
+        "vector_sink.indexed",
+        lambda c: select(
+            vector_index.c.memory_id, vector_index.c.version, vector_index.c.embedder
+        ).where(in_param(c, vector_index.c.memory_id, "ids")),
+        {"ids": ids},
+    )
+    batch.send()
+    return (
+        {r["memory_id"]: SimpleNamespace(**r) for r in current.rows},
+        {r["memory_id"]: (r["version"], r["embedder"]) for r in indexed.rows},
+    )
 
 
 def _index(conn: Connection, todo: list[Any], embedder: Embedder) -> None:
