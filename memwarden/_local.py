@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from memwarden.errors import NotFound, Refused, Unauthorized, Unavailable
 from memwarden.types import (
@@ -23,6 +24,7 @@ from memwarden.types import (
     Forgotten,
     MemoryVersion,
     Pending,
+    Provenance,
     Recalled,
     Receipt,
     Reviewed,
@@ -39,7 +41,7 @@ from memwarden_shared.state.auth import (
     authorize,
 )
 from memwarden_shared.store.db import engine_for, migrate
-from memwarden_shared.store.dialect import is_embedded_store
+from memwarden_shared.store.dialect import UnsupportedStore, is_embedded_store
 from memwarden_shared.store.tenant_scope import tenant_scope
 
 # With no API key, whoever holds the database URL (or the data directory) already holds
@@ -47,12 +49,35 @@ from memwarden_shared.store.tenant_scope import tenant_scope
 LOCAL_PRINCIPAL = "memwarden.local"
 
 
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """The store's own exceptions become the client's: a URL that names no usable store or
+    a database that cannot be reached is :class:`Unavailable`. The message is ours: the
+    driver's would name host, user or a row's values."""
+    try:
+        yield
+    except (ArgumentError, NoSuchModuleError, UnsupportedStore):
+        raise Unavailable(
+            "the database URL is not usable (a postgresql:// or sqlite:/// URL)", "bad_url"
+        ) from None
+    except OperationalError:
+        raise Unavailable(
+            "the database is unavailable (unreachable, or the URL or credentials are wrong)",
+            "unavailable",
+        ) from None
+    except DBAPIError as exc:
+        raise Unavailable(
+            f"the database failed the request ({type(exc.orig).__name__})", "database_error"
+        ) from None
+
+
 def _in_tenant(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a client call in its tenant's row-level security scope (shared.tenant_scope)."""
+    """Run a client call in its tenant's row-level security scope (shared.tenant_scope),
+    with the store's errors translated (:func:`_store_errors`)."""
 
     @functools.wraps(method)
     def scoped(self: LocalBackend, *args: Any, **kwargs: Any) -> Any:
-        with tenant_scope(self.tenant):
+        with _store_errors(), tenant_scope(self.tenant):
             return method(self, *args, **kwargs)
 
     return scoped
@@ -68,7 +93,12 @@ class LocalBackend:
     ) -> None:
         self.embedded = embedded
         self.tenant = tenant
-        self.engine: Engine = engine_for(url)
+        with _store_errors():
+            self.engine: Engine = engine_for(url)
+            self._open(api_key)
+
+    def _open(self, api_key: str | None) -> None:
+        embedded = self.embedded
         try:
             if embedded and is_embedded_store(self.engine):
                 # The embedded store is the client's own file: it migrates it itself.
@@ -214,14 +244,46 @@ class LocalBackend:
         self._settle()
         return Reviewed.model_validate(outcome.__dict__)
 
+    @_in_tenant
+    def reject_memory(self, memory_id: str) -> int:
+        from memwarden_usecases import retract
+
+        with self._allowed(Scope.REVIEW):
+            try:
+                version = retract.reject(self.engine, self.tenant, memory_id)
+            except retract.UnknownMemory:
+                raise NotFound("no recallable memory with this id", "unknown_memory") from None
+        self._settle()
+        return version
+
     # -- reads --------------------------------------------------------------------------
+
+    @_in_tenant
+    def versions(self, memory_id: str) -> list[dict[str, Any]]:
+        from memwarden_usecases.inspect import memory_history
+
+        with self._allowed(Scope.READ):
+            rows = memory_history(self.engine, self.tenant, memory_id)
+        if not rows:
+            raise NotFound("no such memory", "unknown_memory")
+        return rows
+
+    @_in_tenant
+    def receipt(self, proposal_id: str) -> Receipt | None:
+        from memwarden_usecases.inspect import receipt_body
+
+        with self._allowed(Scope.READ):
+            body = receipt_body(self.engine, self.tenant, proposal_id)
+        return None if body is None else Receipt.model_validate_json(body)
 
     @_in_tenant
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
         from memwarden_usecases.recall import recall
 
         with self._allowed(Scope.READ):
-            found = recall(self.engine, self.tenant, subject, query, k=k)
+            found = recall(
+                self.engine, self.tenant, subject, query, k=k, reader=self.principal.principal_id
+            )
         return [Recalled.model_validate(r.as_json()) for r in found]
 
     @_in_tenant
@@ -231,6 +293,16 @@ class LocalBackend:
         with self._allowed(Scope.READ):
             rows = list_memories(self.engine, self.tenant, subject)
         return [MemoryVersion.model_validate(r) for r in rows]
+
+    @_in_tenant
+    def why(self, memory_id: str) -> Provenance:
+        from memwarden_usecases.provenance import why
+
+        with self._allowed(Scope.READ):
+            found = why(self.engine, self.tenant, memory_id)
+        if found is None:
+            raise NotFound(f"no memory {memory_id} in this tenant", "unknown_memory")
+        return Provenance.model_validate(found)
 
     @_in_tenant
     def pending(self, limit: int) -> list[Pending]:

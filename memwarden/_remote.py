@@ -11,13 +11,21 @@ from urllib.parse import quote
 
 import httpx
 
-from memwarden.errors import MemwardenError, NotFound, Refused, Unauthorized, Unavailable
+from memwarden.errors import (
+    InvalidInput,
+    MemwardenError,
+    NotFound,
+    Refused,
+    Unauthorized,
+    Unavailable,
+)
 from memwarden.types import (
     ActionReceipt,
     AddResult,
     Forgotten,
     MemoryVersion,
     Pending,
+    Provenance,
     Recalled,
     Receipt,
     Reviewed,
@@ -89,6 +97,21 @@ class RemoteBackend:
         out = self._call("POST", f"/v1/review/{_segment(proposal_id)}/reject")
         return Reviewed.model_validate(out)
 
+    def reject_memory(self, memory_id: str) -> int:
+        out = self._call("POST", f"/v1/memories/{_segment(memory_id)}/reject")
+        return int(out["version"])
+
+    def versions(self, memory_id: str) -> list[dict[str, Any]]:
+        out = self._call("GET", f"/v1/memories/{_segment(memory_id)}/versions")
+        return list(out["versions"])
+
+    def receipt(self, proposal_id: str) -> Receipt | None:
+        try:
+            out = self._call("GET", f"/v1/proposals/{_segment(proposal_id)}/receipt")
+        except NotFound:
+            return None
+        return Receipt.model_validate(out)
+
     def recall(self, subject: str, query: str | None, k: int) -> list[Recalled]:
         params: dict[str, Any] = {"k": k}
         if query:
@@ -100,6 +123,10 @@ class RemoteBackend:
         out = self._call("GET", f"/v1/subjects/{_segment(subject)}/memories")
         return [MemoryVersion.model_validate(m) for m in out["memories"]]
 
+    def why(self, memory_id: str) -> Provenance:
+        out = self._call("GET", f"/v1/memories/{_segment(memory_id)}/provenance")
+        return Provenance.model_validate(out)
+
     def pending(self, limit: int) -> list[Pending]:
         out = self._call("GET", "/v1/review/pending", params={"limit": limit})
         return [Pending.model_validate(item) for item in out["pending"]]
@@ -110,6 +137,11 @@ class RemoteBackend:
 
     def close(self) -> None:
         self._http.close()
+
+
+# the API's codes for a request that did not validate (422, or 400 from a proxy); the
+# action gate's own refusals (unknown_intent, invalid) stay Refused, as in-process
+INVALID_INPUT_CODES = frozenset({"validation_failed", "400"})
 
 
 def _error(response: httpx.Response) -> MemwardenError:
@@ -126,8 +158,10 @@ def _error(response: httpx.Response) -> MemwardenError:
         return Unauthorized(detail, code)
     if status == 404:
         return NotFound(detail, code)
-    if status in (409, 413, 422):
+    if code in INVALID_INPUT_CODES:
+        return InvalidInput(detail, code)
+    if status in (409, 413):
         return Refused(detail, code)
-    if status >= 500:
+    if status >= 500 or status == 429:
         return Unavailable(detail, code)
-    return MemwardenError(detail, code)
+    return Refused(detail, code)

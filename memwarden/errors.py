@@ -25,3 +25,9 @@ class Unauthorized(MemwardenError):
 
 class Unavailable(MemwardenError):
     """The store, the schema or the API cannot serve the request now."""
+
+
+class InvalidInput(MemwardenError, ValueError):
+    """The call's arguments are not valid (a malformed turn, a limit out of range). The
+    message names the fields and the rules broken, never the values (a turn may hold a
+    secret). Also a ``ValueError``, so code that caught one keeps working."""

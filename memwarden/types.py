@@ -4,25 +4,30 @@ remote client reads exactly what the API documents and an in-process one builds 
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from memwarden_shared.contract.models import MemoryProposal, Receipt, Role, Source
+from memwarden_shared.contract.models import MemoryProposal, Receipt
+from memwarden_shared.contract.turn_input import TurnInput
 
 __all__ = [
     "ActionOutcome",
     "ActionReceipt",
     "AddResult",
+    "Added",
     "Decided",
+    "Deleted",
     "Evidence",
     "Forgotten",
+    "HistoryEntry",
+    "Memories",
+    "MemoryItem",
     "MemoryProposal",
     "MemoryScope",
     "MemoryVersion",
     "Pending",
+    "Provenance",
     "Recalled",
     "Receipt",
     "Reviewed",
@@ -36,25 +41,25 @@ class _Result(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-class TurnInput(BaseModel):
-    """One conversation turn as a caller hands it to :meth:`Memory.add`.
+class _ReadsAsDict:
+    """``obj["field"]``, ``obj.get("field")`` and ``"field" in obj`` over a model's fields."""
 
-    Only ``subject_id`` and ``text`` are required: a missing ``message_id`` gets a fresh
-    UUID (keep the one returned to revoke or forget the message later), ``session_id``
-    defaults to ``"default"``, ``role``/``source`` to a user message, ``created_at`` to now.
-    The tenant is the client's; a turn cannot name another one.
-    """
+    def __getitem__(self, key: str) -> Any:
+        if key not in type(self).model_fields:  # type: ignore[attr-defined]
+            raise KeyError(key)
+        return getattr(self, key)
 
-    model_config = ConfigDict(extra="forbid")
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
-    subject_id: str = Field(min_length=1, max_length=200)
-    text: str = Field(min_length=1)
-    message_id: str = Field(default_factory=lambda: "msg-" + uuid.uuid4().hex, max_length=200)
-    session_id: str = Field(default="default", min_length=1, max_length=200)
-    role: Role = Role.USER
-    source: Source = Source.USER_MESSAGE
-    created_at: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
-    author_id: str | None = Field(default=None, max_length=200)
+    def __contains__(self, key: object) -> bool:
+        return key in type(self).model_fields  # type: ignore[attr-defined]
+
+    def keys(self) -> list[str]:
+        return list(type(self).model_fields)  # type: ignore[attr-defined]
 
 
 class Decided(_Result):
@@ -72,7 +77,7 @@ class Decided(_Result):
     memory_version: int | None = None
 
 
-class AddResult(_Result):
+class AddResult(_Result, _ReadsAsDict):
     """Message ids in input order. ``decisions`` is filled by the embedded backend, which runs
     the pipeline before it returns; distributed and remote backends return ``None`` there
     (the workers decide later: read :meth:`Memory.recall` or :meth:`Memory.memories`)."""
@@ -81,6 +86,11 @@ class AddResult(_Result):
     stored: int
     duplicates: int
     decisions: list[Decided] | None = None
+    results: list[Added] = Field(
+        default_factory=list,
+        description="mem0's shape of ``decisions``: one entry per candidate, with the gate's "
+        "decision (empty until the workers decide on the distributed and remote backends)",
+    )
 
 
 class MemoryScope(_Result):
@@ -207,3 +217,96 @@ class ActionReceipt(_Result):
     request_hash: str
     decided_at: str | None
     outcome: ActionOutcome | None
+
+
+class Provenance(_Result):
+    """Where a memory came from, who let it in, who has read it since and how to take it
+    back (``memwarden why``, ``GET /v1/memories/{id}/provenance``, :meth:`Memory.why`).
+
+    ``proposals``: every proposal decided about it, each with its proposer, producer
+    version, evidence quote and message id, stored receipt, and its reviews (each with its
+    own receipt linked to the pending receipt's fingerprint). ``approvals``: who approved
+    and the payload hash they approved. ``revoke``: the exact commands that take it back."""
+
+    memory_id: str
+    tenant_id: str
+    current_version: int | None
+    versions: list[dict[str, Any]]
+    proposals: list[dict[str, Any]]
+    approvals: list[dict[str, Any]]
+    derived_from: list[str]
+    derived_by: list[str]
+    used_by_actions: list[dict[str, Any]]
+    recent_reads: list[dict[str, Any]]
+    revoke: dict[str, Any]
+
+
+# --- the mem0-shaped results (``Memory.add`` / ``search`` / ``get_all`` / ``get`` /
+# ``delete`` / ``history``): typed models that also read as the dicts mem0 returns, so
+# ``result["results"][0]["memory"]`` and ``result.results[0].memory`` both work.
+
+
+class Added(_Result, _ReadsAsDict):
+    """What became of one candidate an added message yielded. ``event`` is mem0's word
+    (ADD, UPDATE, NONE); ``decision`` and ``reasons`` are the gate's (SPEC §5): NONE with
+    NEEDS_CONFIRMATION waits for an owner, NONE with REJECT was refused and why."""
+
+    id: str | None = Field(description="the memory id, when the gate committed one")
+    memory: str | None = Field(description="the candidate's value as text")
+    event: str
+    decision: str
+    reasons: list[str]
+    proposal_id: str
+    message_id: str
+
+
+class MemoryItem(_Result, _ReadsAsDict):
+    """One memory as mem0's ``search`` / ``get_all`` / ``get`` return it, plus the pointer
+    back to its evidence and the version recall served."""
+
+    id: str
+    memory: str
+    user_id: str
+    score: float | None = None
+    version: int
+    kind: str
+    normalized_key: str
+    value: Any
+    metadata: dict[str, Any] = Field(description="scope, expiry and the evidence pointer")
+    notice: str = "historical record, not current verification"
+
+
+class Memories(_Result, _ReadsAsDict):
+    results: list[MemoryItem]
+
+
+class HistoryEntry(_Result, _ReadsAsDict):
+    """One version of one memory, with the receipt of the gate decision that wrote it."""
+
+    id: str = Field(description="memory_id:version")
+    memory_id: str
+    version: int
+    event: str = Field(description="ADD (version 1), UPDATE (a later one) or DELETE")
+    old_memory: str | None
+    new_memory: str | None
+    status: str
+    status_reason: str | None
+    current: bool
+    is_deleted: bool
+    created_at: str | None
+    updated_at: str | None
+    receipt: Receipt | None = Field(description="the gate's decision that wrote the version")
+
+
+class Deleted(_Result, _ReadsAsDict):
+    """``Memory.delete``: the owner rejected the memory; its current version left recall.
+    ``receipt`` is the gate's decision that had committed it (kept, like every receipt)."""
+
+    message: str
+    memory_id: str
+    version: int
+    status: str
+    receipt: Receipt | None
+
+
+AddResult.model_rebuild()  # ``results`` names ``Added``, defined after it

@@ -8,9 +8,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memwarden.api import observe, problems
+from memwarden.api.limits import BodyLimitMiddleware, TimeoutMiddleware, batch_body_bytes
 from memwarden.api.routers import (
     actions,
     console,
@@ -21,9 +21,11 @@ from memwarden.api.routers import (
     ingest,
     memories,
     messages,
+    repair,
     review,
+    switch,
 )
-from memwarden.api.security import PROTECTED_PREFIX, AuthenticationMiddleware
+from memwarden.api.security import AuthenticationMiddleware
 from memwarden.api.state import ApiState
 from memwarden_shared.config import Settings, get_settings
 from memwarden_shared.store.db import get_engine
@@ -84,68 +86,20 @@ def create_app(
         health,
         console,
         curate,
+        switch,
+        repair,
         docs,
     ):
         app.include_router(module.router)
     # Starlette runs the middleware added last first: authentication comes before anything
     # reads the body, so an unauthenticated caller only ever gets 401.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=_body_limit(settings))
+    app.add_middleware(BodyLimitMiddleware, max_bytes=batch_body_bytes(settings))
+    app.add_middleware(TimeoutMiddleware, seconds=settings.request_timeout_seconds)
     app.add_middleware(AuthenticationMiddleware)
     app.add_middleware(problems.ErrorBarrierMiddleware)
     observe.install(app)  # outermost: the access line covers every refusal too
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
-
-
-def _body_limit(settings: Settings) -> int:
-    # Room for a full batch of maximal turns (6 bytes per code point at worst: a \uXXXX
-    # escape) plus their metadata; anything larger is refused before it is buffered.
-    return settings.max_batch * (settings.max_text_chars * 6 + 4096) + 65536
-
-
-class BodyLimitMiddleware:
-    """413 for request bodies over ``max_bytes``, declared or streamed; 422 for NUL in the
-    path or query; ``Cache-Control: no-store`` on /v1 responses."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                await problems.problem_response(413, "request body too large", code="too_large")(
-                    scope, receive, send
-                )
-                return
-        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
-            # Same rule as for bodies (schemas.Body): PostgreSQL text cannot hold NUL.
-            await problems.problem_response(
-                422, "NUL characters are not accepted", code="validation_failed"
-            )(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:
-                raise problems.HttpProblem(413, "request body too large", "too_large")
-            return message
-
-        async def no_store(message: Message) -> None:
-            if message["type"] == "http.response.start" and scope["path"].startswith(
-                PROTECTED_PREFIX
-            ):
-                # Responses carry memories and conversation text: no shared cache keeps them.
-                message.setdefault("headers", []).append((b"cache-control", b"no-store"))
-            await send(message)
-
-        await self.app(scope, limited_receive, no_store)
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

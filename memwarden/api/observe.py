@@ -13,13 +13,21 @@ import time
 from collections.abc import Callable
 from functools import cached_property
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
-from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memwarden.api.strict_json import StrictJsonRoute
+from memwarden_usecases import operate
 
 access_log = logging.getLogger("memwarden.api.access")
 
@@ -37,9 +45,43 @@ router = APIRouter(route_class=StrictJsonRoute, include_in_schema=False)
 
 
 @router.get("/metrics")
-def metrics() -> Response:
+def metrics(request: Request) -> Response:
     """Prometheus text format; no credentials (scrape it from inside the cluster only)."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    body = generate_latest()
+    # The API runs no relay, so it has no relay gauges (issue 26.10: they were exported as
+    # 0); it answers the backlog and delivery names read from the store at scrape time.
+    if REGISTRY.get_sample_value("memwarden_outbox_backlog") is None:
+        body += _store_gauges(request)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+
+def _store_gauges(request: Request) -> bytes:
+    state = request.app.state.memwarden
+    try:
+        found = operate.delivery_gauges(
+            state.engine, redeliver_seconds=state.settings.redeliver_seconds
+        )
+    except Exception:  # the store is down: say nothing rather than a made-up 0
+        access_log.warning("metrics: delivery gauges not read from the store", exc_info=True)
+        return b""
+    registry = CollectorRegistry()
+    Gauge(
+        "memwarden_outbox_backlog", "Unsent outbox rows, read from the store", registry=registry
+    ).set(found["unsent"])
+    Gauge(
+        "memwarden_outbox_oldest_unsent_age_seconds",
+        "Age of the oldest unsent outbox row (0 when none), read from the store",
+        registry=registry,
+    ).set(found["oldest_unsent_age_seconds"])
+    delivery = Gauge(
+        "memwarden_delivery",
+        "Delivery health read from the store: unsent, in_flight, overdue, parked, dead_letters",
+        ["state"],
+        registry=registry,
+    )
+    for name in ("unsent", "in_flight", "overdue", "parked", "dead_letters"):
+        delivery.labels(name).set(found[name])
+    return generate_latest(registry)
 
 
 class AccessLogMiddleware:

@@ -25,6 +25,10 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 # Domain problems get a stable URN naming their code; plain HTTP statuses use about:blank,
 # whose title is the status phrase (RFC 9457 §4.2.1).
 URN_PREFIX = "urn:memwarden:problem:"
+# A problem document lists at most this many field errors, then their count: its size is
+# bounded whatever the request (issue 22: 80 KB of empty turns once listed 140,000 errors).
+MAX_ERRORS = 20
+MAX_LOC_CHARS = 100
 
 
 class FieldError(BaseModel):
@@ -40,7 +44,12 @@ class ProblemDetail(BaseModel):
     status: int
     detail: str | None = None
     code: str | None = Field(default=None, description="machine-readable refusal code")
-    errors: list[FieldError] | None = Field(default=None, description="validation errors (422)")
+    errors: list[FieldError] | None = Field(
+        default=None, description=f"validation errors (422): the first {MAX_ERRORS}"
+    )
+    error_count: int | None = Field(
+        default=None, description="how many validation errors there were in all"
+    )
 
 
 class Problem(Exception):
@@ -82,6 +91,7 @@ def problem_response(
     code: str | None = None,
     title: str | None = None,
     errors: list[dict[str, Any]] | None = None,
+    error_count: int | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {
@@ -94,7 +104,8 @@ def problem_response(
     if code:
         body["code"] = code
     if errors is not None:
-        body["errors"] = errors
+        body["errors"] = errors[:MAX_ERRORS]
+        body["error_count"] = len(errors) if error_count is None else error_count
     return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
@@ -104,14 +115,20 @@ def unauthenticated(detail: str) -> JSONResponse:
     )
 
 
-def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+def _field_errors(exc: RequestValidationError) -> tuple[list[dict[str, Any]], int]:
+    """The first :data:`MAX_ERRORS` errors, shaped, and how many there were."""
+    errors = exc.errors()
     out = []
-    for err in exc.errors():
-        loc = [part if isinstance(part, int) else str(part) for part in err.get("loc", ())]
+    for err in errors[:MAX_ERRORS]:
+        # A loc part may be a key the client sent (a metadata key): cut, so 20 errors stay small.
+        loc = [
+            part if isinstance(part, int) else str(part)[:MAX_LOC_CHARS]
+            for part in err.get("loc", ())
+        ]
         if err.get("type") == "extra_forbidden" and loc:
             loc[-1] = "(unknown field)"  # the unknown key itself is submitted text
         out.append({"loc": loc, "type": str(err.get("type", "invalid"))})
-    return out
+    return out, len(errors)
 
 
 async def _on_problem(_request: Request, exc: Exception) -> JSONResponse:
@@ -133,13 +150,15 @@ async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = _field_errors(exc)
+    errors, count = _field_errors(exc)
     return problem_response(
         422,
-        f"{len(errors)} problem(s) in the request; see errors (values are not echoed)",
+        f"{count} problem(s) in the request; see errors, the first {len(errors)} "
+        "(values are not echoed)",
         code="validation_failed",
         title="Request validation failed",
         errors=errors,
+        error_count=count,
     )
 
 

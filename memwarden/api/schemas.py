@@ -4,12 +4,13 @@ are the client's own types, :mod:`memwarden.types`: one set of models for both d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memwarden.types import MemoryVersion, Pending, Recalled
-from memwarden_shared.contract.models import Id, MemoryProposal, Receipt, Text, Turn
+from memwarden_shared.contract.models import MemoryProposal, Receipt, Text
+from memwarden_shared.contract.turn_input import TurnInput
 
 HEX64 = r"^[0-9a-f]{64}$"
 
@@ -38,14 +39,12 @@ class Body(BaseModel):
         return data
 
 
-class TurnIn(Turn):
-    """A turn; ``tenant_id`` may be left out and defaults to the caller's tenant."""
-
-    tenant_id: Id | None = None  # type: ignore[assignment]
-
-
 class TurnsIn(Body):
-    turns: list[TurnIn] = Field(min_length=1)
+    turns: list[TurnInput] = Field(
+        min_length=1,
+        description="the turn format of docs/api.md: subject_id (or user_id) and text (or "
+        "content) are required, every other field has a default",
+    )
     extract: bool = Field(
         default=True,
         description="false stores the turns as evidence only (an external extractor proposes)",
@@ -67,6 +66,49 @@ class ReceiptsOut(BaseModel):
 
 class ApproveIn(Body):
     payload_hash: str = Field(pattern=HEX64, description="the payload hash the reviewer saw")
+
+
+# One bulk request decides at most a page of the pending list (its default limit).
+MAX_DECISIONS = 100
+
+
+class ApproveItem(Body):
+    verdict: Literal["approve"]
+    proposal_id: str = Field(pattern=HEX64)
+    payload_hash: str = Field(pattern=HEX64, description="the payload hash the reviewer saw")
+
+
+class RejectItem(Body):
+    verdict: Literal["reject"]
+    proposal_id: str = Field(pattern=HEX64)
+
+
+class DecisionsIn(Body):
+    decisions: list[Annotated[ApproveItem | RejectItem, Field(discriminator="verdict")]] = Field(
+        min_length=1, max_length=MAX_DECISIONS
+    )
+
+    @model_validator(mode="after")
+    def one_decision_per_proposal(self) -> DecisionsIn:
+        # Two verdicts on one candidate in one request would let the order decide: refused.
+        ids = [d.proposal_id for d in self.decisions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("a proposal is named twice")
+        return self
+
+
+class DecisionResult(BaseModel):
+    proposal_id: str
+    verdict: Literal["approve", "reject"]
+    status: int = Field(description="what the single-item route would answer: 200, 404 or 409")
+    state: str | None = Field(default=None, description="committed or rejected, when decided")
+    memory_id: str | None = None
+    memory_version: int | None = None
+    code: str | None = Field(default=None, description="the refusal code, when refused")
+
+
+class DecisionsOut(BaseModel):
+    results: list[DecisionResult] = Field(description="one per decision, in request order")
 
 
 class PendingOut(BaseModel):
@@ -108,6 +150,12 @@ class VersionOut(MemoryVersion):
 class VersionsOut(BaseModel):
     memory_id: str
     versions: list[VersionOut]
+
+
+class MemoryRejectedOut(BaseModel):
+    memory_id: str
+    version: int = Field(description="the version that left recall")
+    status: str
 
 
 class SubjectMemoriesOut(BaseModel):

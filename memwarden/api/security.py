@@ -115,5 +115,7 @@ Authenticated = Annotated[Principal, Depends(current_principal)]
 Proposer = Annotated[Principal, require(AuthScope.PROPOSE)]
 Reviewer = Annotated[Principal, require(AuthScope.REVIEW)]
 Reader = Annotated[Principal, require(AuthScope.READ)]
+# Work a reviewer closes (open repairs) is listed to reviewers as well as readers.
+ReaderOrReviewer = Annotated[Principal, require(AuthScope.READ, AuthScope.REVIEW)]
 # Receipts hold ids, decisions and reasons, never values: any scope of the tenant may read them.
 AnyScope = Annotated[Principal, require(AuthScope.PROPOSE, AuthScope.REVIEW, AuthScope.READ)]

@@ -1,28 +1,20 @@
 """The ``memwarden`` command line: a memory write gate for AI agents."""
 
-# ruff: noqa: E402  (the settings are checked before the imports that build on them)
-
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 from traceback import format_tb
 from typing import Any
 
-from memwarden.cli.preflight import exit_on_bad_settings, settings_error_line
-
-# Before the imports below: one of them builds the Celery app from the settings at import,
-# and a bad MEMWARDEN_* value must be one line on stderr, not a traceback.
-exit_on_bad_settings()
-
-from pydantic import ValidationError
-from rich.markup import escape
-from sqlalchemy.exc import SQLAlchemyError
-
+# Building the parser imports nothing heavy: the command modules import the store, the
+# stages, rich and pydantic inside their handlers, so `memwarden --version` and a usage
+# error answer at once (issue 26 item 6; bench/cli_start.py, tests/test_cli_start.py).
 from memwarden.cli.action_cmds import add_action_commands
-from memwarden.cli.api_cmds import cmd_api
-from memwarden.cli.common import CliError, Unavailable, command_scope, err_console
+from memwarden.cli.api_cmds import cmd_api, cmd_mcp
+from memwarden.cli.common import CliError, Unavailable, command_scope, err_console, get_settings
 from memwarden.cli.curate_cmds import add_curate_commands
 from memwarden.cli.deadletter_cmds import add_deadletter_commands
 from memwarden.cli.memory_cmds import (
@@ -31,16 +23,19 @@ from memwarden.cli.memory_cmds import (
     cmd_forget,
     cmd_memories,
     cmd_proposals,
+    cmd_reads,
     cmd_recall,
     cmd_reject_memory,
     cmd_revoke,
     cmd_supersede,
+    cmd_why,
 )
 from memwarden.cli.outbox_cmds import add_outbox_commands
 from memwarden.cli.pipeline_cmds import (
     cmd_demo,
     cmd_drain,
     cmd_eval,
+    cmd_explain,
     cmd_ingest,
     cmd_migrate,
     cmd_relay,
@@ -50,12 +45,11 @@ from memwarden.cli.pipeline_cmds import (
 from memwarden.cli.principal_cmds import add_principal_commands
 from memwarden.cli.recall_cmds import add_recall_commands
 from memwarden.cli.registry_cmds import add_registry_commands
+from memwarden.cli.repair_cmds import add_repair_commands
 from memwarden.cli.replay_cmds import add_replay_parser
 from memwarden.cli.review_cmds import cmd_pending, cmd_policy, cmd_review
 from memwarden.cli.rollout_cmds import add_rollout_commands
-from memwarden_shared.config import get_settings
-from memwarden_shared.contract.models import safe_error_fields
-from memwarden_shared.observe.logging import configure_logging as setup_logging
+from memwarden.cli.switch_cmds import add_switch_commands
 
 log = logging.getLogger("memwarden.cli")
 
@@ -85,7 +79,8 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:
-        _refuse(f"{message} (see `{self.prog} --help`)", 2)
+        # plain stderr, not rich: a usage error must not pay for rich's import
+        sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(2)
 
 
@@ -96,6 +91,8 @@ def configure_logging(level: str, *, embedded: bool) -> None:
     """Logs at ``level`` on stderr, JSON when ``MEMWARDEN_LOG_FORMAT=json`` (shared.logging);
     the handler carries the level so that an eval capturing every record for its secret scan
     does not also print them."""
+    from memwarden_shared.observe.logging import configure_logging as setup_logging
+
     setup_logging(level, json=get_settings().log_format == "json")
     if embedded:
         # In-process tasks would log one "succeeded" line per batch; noise in a CLI.
@@ -124,12 +121,39 @@ def build_parser() -> argparse.ArgumentParser:
         "after); the configured database and broker are never used",
     )
     add("migrate", cmd_migrate, "bring the schema to the latest Alembic revision")
+    p = add("explain", cmd_explain, "what the extractor and the gate would do with a text")
+    p.add_argument("text", help="the message, as the user (or --role) would say it")
+    p.add_argument(
+        "--role",
+        default="user",
+        choices=("user", "assistant", "tool", "system"),
+        help="who says it",
+    )
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the reasons")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="json: codes")
     p = add("ingest", cmd_ingest, "store turns from a JSONL file (one turn per line)")
-    p.add_argument("file", type=Path, help="JSONL file, one Turn object per line")
+    p.add_argument(
+        "file",
+        type=Path,
+        help="JSONL file, one turn per line in the turn format of docs/api.md (user_id or "
+        "subject_id, content or text; the other fields have defaults)",
+    )
     p.add_argument("--tenant", help="tenant for lines that do not name one")
     p.add_argument("--no-extract", action="store_true", help="store as evidence only")
     p.add_argument("--no-drain", action="store_true", help="embedded: leave events queued")
     p.add_argument("--batch", type=int, default=500, help="turns per transaction")
+    p.add_argument(
+        "--from-line",
+        type=int,
+        default=1,
+        help="resume an interrupted ingest: start at this line (the interrupt names it)",
+    )
+    p.add_argument(
+        "--store-only",
+        action="store_true",
+        help="distributed: store the turns even when the broker is unreachable (they wait in "
+        "the outbox); without it, an unreachable broker refuses the file with exit 3",
+    )
     p.add_argument(
         "--skip-bad",
         action="store_true",
@@ -169,6 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("reject-memory", cmd_reject_memory, "the owner rejects a committed memory")
     p.add_argument("--tenant", required=True, help="tenant id")
     p.add_argument("--memory", required=True, help="id of the memory to reject")
+    p = add("why", cmd_why, "where a memory came from, who let it in and read it, how to revoke")
+    p.add_argument("memory", help="memory id")
+    p.add_argument("--tenant", required=True, help="tenant id")
+    p = add("reads", cmd_reads, "who read a memory: principal, subject, version, when")
+    p.add_argument("--tenant", help="tenant id")
+    p.add_argument("--memory", help="memory id")
+    p.add_argument("--limit", type=int, default=100, help="at most this many rows, newest first")
+    p.add_argument("--before", type=int, help="the next page: rows older than this row id")
+    p.add_argument("--prune", action="store_true", help="drop rows past the retention window")
     p = add("audit", cmd_audit, "residue audit; exits 1 when anything is found")
     p.add_argument("--tenant", help="audit this tenant only (default: every tenant)")
     for name, handler, summary in (
@@ -196,14 +229,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--profile",
         required=True,
-        choices=("auto", "review_all"),
-        help="auto: the gate commits; review_all: every candidate waits for a reviewer",
+        choices=("auto", "review_all", "staged", "local"),
+        help="auto: the gate commits; review_all: every candidate waits for a reviewer; "
+        "staged: after a review period, a share of low-risk keys auto-commits; local: "
+        "auto-apply only on a sealed single-owner embedded store (seed 001)",
     )
     p = add("eval", cmd_eval, "run labelled cases (SPEC §13) and print metrics")
     p.add_argument("cases", type=Path, help="JSONL file of labelled cases")
     p.add_argument("--snapshots", type=Path, help="write each case's store snapshot here (JSONL)")
     p.add_argument("--report", type=Path, help="write the metrics and failures here (JSON)")
     p.add_argument("--strict", action="store_true", help="exit 1 unless every case passes")
+    p.add_argument(
+        "--misses",
+        action="store_true",
+        help="group the failed commit expectations by verb class and language (unproposed, "
+        "or proposed but not committed); with --report they are written there too",
+    )
     p.add_argument(
         "--compare-extractor-version",
         nargs=2,
@@ -220,12 +261,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--pool", default="solo", choices=("solo", "prefork", "threads"), help="Celery pool"
     )
     add("relay", cmd_relay, "publish outbox rows to the stage queues")
+    p = add("mcp", cmd_mcp, "serve memwarden's tools to an MCP client over stdio")
+    p.add_argument("--tenant", default="default", help="the tenant the tools act in")
     p = add("api", cmd_api, "serve the HTTP API and the review console")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=8080, help="port to listen on")
     add_outbox_commands(sub)
     add_deadletter_commands(sub)
     add_rollout_commands(sub)
+    add_switch_commands(sub)
+    add_repair_commands(sub)
     add_action_commands(sub)
     add_curate_commands(sub)
     add_registry_commands(sub)
@@ -245,19 +290,27 @@ def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from memwarden._version import __version__
 
-    try:
-        return version("memwarden")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
+    return __version__
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command. Every failure is one line on stderr, never a traceback and never a
     value from the input or the configuration (a database URL may hold a password); the exit
     codes are listed in ``EXIT_CODES``."""
+    words = sys.argv[1:] if argv is None else argv
+    if words == ["--version"]:  # the one answer that needs no parser
+        sys.stdout.write(f"memwarden {_version()}\n")
+        return 0
     args = build_parser().parse_args(argv)
+    # After parsing (a usage error or --version never reads the settings), before any
+    # command runs: a bad MEMWARDEN_* value is one line on stderr, not a traceback.
+    from memwarden.cli.preflight import refuse_bad_settings
+
+    refused = refuse_bad_settings()
+    if refused is not None:
+        return refused
     try:
         configure_logging(get_settings().log_level, embedded=get_settings().embedded)
         with command_scope(args):
@@ -305,8 +358,16 @@ def _unavailable_line(exc: BaseException) -> str | None:
 
 def _input_line(exc: BaseException) -> str | None:
     """Exit 2: a usage or input error the user can fix."""
+    from pydantic import ValidationError
+
+    from memwarden.cli.preflight import settings_error_line
+    from memwarden_shared.contract.models import safe_error_fields
+    from memwarden_shared.store.dialect import UnsupportedStore
+
     if isinstance(exc, CliError):
         return str(exc)
+    if isinstance(exc, UnsupportedStore):
+        return f"{exc} (check MEMWARDEN_DATABASE_URL)"
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 (byte {exc.start})"
     if isinstance(exc, OSError):
@@ -320,6 +381,8 @@ def _input_line(exc: BaseException) -> str | None:
 
 def _refused_line(exc: BaseException) -> str | None:
     """Exit 1: the database refused the operation."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     if isinstance(exc, SQLAlchemyError):
         # The database's own message may quote a row (a unique key holding a message id).
         return f"the database refused the operation ({type(exc).__name__})"
@@ -327,6 +390,8 @@ def _refused_line(exc: BaseException) -> str | None:
 
 
 def _refuse(line: str, code: int) -> int:
+    from rich.markup import escape
+
     err_console.print(f"[red]error:[/red] {escape(line)}", markup=True, highlight=False)
     return code
 

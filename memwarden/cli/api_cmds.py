@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memwarden.cli.common import console, open_engine
-from memwarden_shared.config import get_settings
+from memwarden.cli.common import console, get_settings, open_engine
 
 
 def cmd_api(args: argparse.Namespace) -> int:
@@ -32,4 +31,24 @@ def cmd_api(args: argparse.Namespace) -> int:
         access_log=False,
         log_config=None,
     )
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The MCP server on stdin/stdout over the configured store: embedded (SQLite in the
+    data directory) unless MEMWARDEN_DATABASE_URL (and MEMWARDEN_BROKER_URL) name a
+    distributed one. Logs go to stderr; stdout is the protocol's."""
+    import logging
+
+    from memwarden.client import Memory
+    from memwarden.integrations.mcp_server import serve_stdio
+
+    logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+    settings = get_settings()
+    with Memory(
+        database_url=settings.resolved_database_url,
+        broker_url=settings.broker_url or None,
+        tenant=args.tenant,
+    ) as memory:
+        serve_stdio(memory)
     return 0

@@ -8,18 +8,60 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
+    from sqlalchemy import Engine
 
-from memwarden_shared.config import get_settings
-from memwarden_shared.contract.ijson import IJsonError, loads_strict
-from memwarden_shared.store.db import get_engine, migrate
-from memwarden_shared.store.dialect import is_embedded_store
+    from memwarden_shared.config import Settings
 
-console = Console()
+# Everything heavy (rich, SQLAlchemy, pydantic-settings, the store) is imported on first use:
+# building the parser must stay cheap, so that `memwarden --version` and a usage error
+# answer at once (issue 26 item 6; bench/cli_start.py measures it).
+
+
+class _LazyConsole:
+    """A rich ``Console`` created on first use."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def _real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+    # Special methods are looked up on the type, never through __getattr__: rich's Live
+    # and Progress enter the console as a context manager.
+    def __enter__(self) -> Console:
+        return self._real().__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._real().__exit__(*exc_info)
+
+
+console = cast("Console", _LazyConsole())
 # Refusals go to stderr, one line each, so stdout stays the command's JSON.
-err_console = Console(stderr=True, soft_wrap=True)
+err_console = cast("Console", _LazyConsole(stderr=True, soft_wrap=True))
+
+
+def get_settings() -> Settings:
+    from memwarden_shared.config import get_settings as settings
+
+    return settings()
+
+
+def get_engine() -> Engine:
+    from memwarden_shared.store.db import get_engine as engine
+
+    return engine()
 
 
 class CliError(Exception):
@@ -37,6 +79,8 @@ def open_engine() -> Any:
     (PostgreSQL) is migrated only by ``memwarden migrate`` or the migration Job, so no
     worker, relay or API pod needs DDL rights; behind, the command refuses in one line.
     """
+    from memwarden_shared.store.db import migrate
+    from memwarden_shared.store.dialect import is_embedded_store
     from memwarden_shared.store.schema_version import SchemaBehind, require_current_schema
 
     engine = get_engine()
@@ -50,23 +94,26 @@ def open_engine() -> Any:
     return engine
 
 
-def migrate_configured_store() -> Any:
-    """``memwarden migrate``: bring the configured store to head, check every tenant table's
-    row-level security, and grant the application role (``MEMWARDEN_APP_ROLE``) row access."""
-    from memwarden_shared.config import get_settings
+def migrate_configured_store() -> list[str]:
+    """``memwarden migrate``: bring the configured store to head, check the row-level
+    security of every table that can hold tenant data, make the system login
+    (``MEMWARDEN_SYSTEM_DB_USER``) a member of the system role and grant the application
+    role (``MEMWARDEN_APP_ROLE``) row access. Returns the tables judged tenant-free."""
+    from memwarden_shared.store.db import migrate
     from memwarden_shared.store.rls import RlsError
 
     settings = get_settings()
     engine = get_engine()
     try:
-        migrate(
+        return migrate(
             engine,
             app_role=settings.app_role,
             app_role_password=settings.app_role_password.get_secret_value(),
+            system_login=settings.system_db_user,
+            system_login_password=settings.system_db_password.get_secret_value(),
         )
     except RlsError as exc:
         raise CliError(str(exc)) from None
-    return engine
 
 
 def print_json(data: Any) -> None:
@@ -76,6 +123,8 @@ def print_json(data: Any) -> None:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """One I-JSON object per line (shared.ijson); a bad line refuses the whole file, naming
     the line and the rule broken, never its content."""
+    from memwarden_shared.contract.ijson import IJsonError, loads_strict
+
     rows = []
     with path.open("rb") as handle:  # bytes: invalid UTF-8 is a refusal, not a traceback
         for number, line in enumerate(handle, 1):

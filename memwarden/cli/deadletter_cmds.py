@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from memwarden.cli.choices import DEAD_LETTER_STAGES
 from memwarden.cli.common import CliError, drain_if_embedded, open_engine, print_json
-from memwarden_usecases.operate import DEAD_LETTER_STAGES
 
 
 def add_deadletter_commands(sub: Any) -> None:

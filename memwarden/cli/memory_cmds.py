@@ -9,11 +9,11 @@ from memwarden.cli.common import (
     CliError,
     Unavailable,
     drain_if_embedded,
+    get_settings,
     open_engine,
     print_json,
     read_text_arg,
 )
-from memwarden_shared.config import get_settings
 
 
 def cmd_memories(args: argparse.Namespace) -> int:
@@ -54,6 +54,29 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print_json({"memories": [], "protected_reason": reason})
         return 0
     print_json([r.as_json() for r in found])
+    return 0
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    from memwarden_usecases.provenance import why
+
+    found = why(open_engine(), args.tenant, args.memory)
+    if found is None:
+        raise CliError(f"no memory {args.memory} in tenant {args.tenant}")
+    print_json(found)
+    return 0
+
+
+def cmd_reads(args: argparse.Namespace) -> int:
+    from memwarden_usecases.provenance import prune_reads, reads
+
+    if args.prune:
+        print_json({"pruned": prune_reads(open_engine())})
+        return 0
+    if not (args.tenant and args.memory):
+        raise CliError("reads needs --tenant and --memory (or --prune)")
+    rows = reads(open_engine(), args.tenant, args.memory, limit=args.limit, before_id=args.before)
+    print_json({"memory_id": args.memory, "reads": rows, "count": len(rows)})
     return 0
 
 

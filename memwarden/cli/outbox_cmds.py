@@ -6,9 +6,8 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-from memwarden.cli.common import CliError, open_engine, print_json
-from memwarden_shared.config import get_settings
-from memwarden_shared.contract.models import Topic
+from memwarden.cli.choices import TOPICS
+from memwarden.cli.common import CliError, get_settings, open_engine, print_json
 
 
 def add_outbox_commands(sub: Any) -> None:
@@ -28,7 +27,7 @@ def add_outbox_commands(sub: Any) -> None:
     p.add_argument(
         "--topic",
         action="append",
-        choices=[str(t) for t in Topic],
+        choices=TOPICS,
         help="only this topic (repeatable), e.g. proposal.submitted for the gate's queue",
     )
     p.add_argument("--dry-run", action="store_true", help="count, change nothing")

@@ -21,10 +21,12 @@ def settings_error_line(exc: ValidationError) -> str:
     return "invalid configuration: " + "; ".join(parts)
 
 
-def exit_on_bad_settings() -> None:
-    """Exit 2 with :func:`settings_error_line` when the settings do not validate."""
+def refuse_bad_settings() -> int | None:
+    """Exit code 2, after :func:`settings_error_line` on stderr, when the settings do not
+    validate; None when they do."""
     try:
         get_settings()
     except ValidationError as exc:
         sys.stderr.write(f"error: {settings_error_line(exc)}\n")
-        raise SystemExit(2) from None
+        return 2
+    return None

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from memwarden.cli.choices import SCOPES
 from memwarden.cli.common import CliError, open_engine, print_json
-from memwarden_shared.state.auth import Scope
 
-SCOPES_HELP = " | ".join(s.value for s in Scope) + " (repeatable)"
+SCOPES_HELP = " | ".join(SCOPES) + " (repeatable)"
 KEY_NOTE = "the key is shown once; only its sha256 is stored"
 
 
@@ -52,6 +52,8 @@ def cmd_principal_create(args: argparse.Namespace) -> int:
             + ", ".join(f"--{flag}" for flag in missing)
             + " (or an action: list, disable, rotate)"
         )
+    from memwarden_shared.state.auth import Scope
+
     try:
         scopes = [Scope(s) for s in args.scope]
     except ValueError as exc:

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from memwarden.cli.common import CliError, Unavailable, console, open_engine, print_json
 
 
@@ -53,6 +51,8 @@ def cmd_eval_recall(args: argparse.Namespace) -> int:
 
 
 def _print(report: dict[str, Any]) -> None:
+    from rich.table import Table
+
     table = Table(title=f"recall quality ({report['embedder']}, {report['queries']} queries)")
     for column in ("", "queries", "recall@1", "recall@5", "MRR"):
         table.add_column(column)

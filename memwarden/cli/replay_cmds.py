@@ -9,12 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-from memwarden.cli.common import CliError, console, open_engine
-from memwarden.cli.replay_report import finish_report, term_as_interrupt
-from memwarden_shared.config import get_settings
+from memwarden.cli.common import CliError, console, get_settings, open_engine
 
 
 def add_replay_parser(add: Any) -> None:
@@ -50,6 +45,10 @@ def add_replay_parser(add: Any) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from memwarden.cli.replay_report import finish_report, term_as_interrupt
     from memwarden_usecases import replay
 
     if args.batch < 1:

@@ -23,10 +23,12 @@ from rich.table import Table
 from sqlalchemy import Engine
 
 from memwarden.demo.refusals import refused_proposals
+from memwarden.reasons import reasons_in_words
 from memwarden_shared.contract.models import Turn
 from memwarden_shared.detect.secrets import find_secrets
 from memwarden_shared.store.db import engine_for, migrate
 from memwarden_usecases.drain import drain
+from memwarden_usecases.explain import explain_turn
 from memwarden_usecases.ingest import ingest
 from memwarden_usecases.inspect import message_outcomes
 from memwarden_usecases.recall import recall
@@ -42,8 +44,10 @@ def load_demo_turns(tenant_id: str) -> list[Turn]:
     ]
 
 
-def _outcomes(engine: Engine, tenant_id: str) -> list[dict[str, Any]]:
-    """One table row per proposal, and per message the extractor proposed nothing from."""
+def _outcomes(engine: Engine, tenant_id: str, turns: list[Turn]) -> list[dict[str, Any]]:
+    """One table row per proposal, and per message the extractor proposed nothing from,
+    with the extractor's own reason for declining it, in words."""
+    by_id = {t.message_id: t for t in turns}
     return [
         {
             "message": o.message_id,
@@ -53,10 +57,19 @@ def _outcomes(engine: Engine, tenant_id: str) -> list[dict[str, Any]]:
             "key": o.normalized_key or "—",
             "value": "—" if o.value is None else o.value,
             "decision": o.decision or "not proposed",
-            "reasons": ", ".join(o.reasons) if o.decision else "extractor declined",
+            "reasons": reasons_in_words(o.reasons)
+            if o.decision
+            else _declined(by_id.get(o.message_id)),
         }
         for o in message_outcomes(engine, tenant_id)
     ]
+
+
+def _declined(turn: Turn | None) -> str:
+    if turn is None:
+        return "unknown message"
+    codes = dict.fromkeys(c for s in explain_turn(turn) for c in s.declined)
+    return reasons_in_words(list(codes)) or "no candidate"
 
 
 @contextmanager
@@ -85,10 +98,12 @@ def run_demo(engine: Engine, console: Console, *, kept_in: Path | None = None) -
     turns = load_demo_turns(tenant)
     ingest(engine, turns)
     drain(engine)
-    rows = _outcomes(engine, tenant)
+    rows = _outcomes(engine, tenant, turns)
     table = Table(title=f"memwarden demo — tenant {tenant}", show_lines=False)
+    # ids fold (they have no spaces); prose wraps between words at the console's width,
+    # which rich reads from the terminal or from COLUMNS when piped
     for col in ("message", "text", "key", "value", "decision", "reasons"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="fold" if col in ("message", "key") else "ellipsis")
     for r in rows:
         table.add_row(
             r["message"], r["text"], r["key"], str(r["value"]), r["decision"], r["reasons"]
@@ -124,10 +139,12 @@ def run_demo(engine: Engine, console: Console, *, kept_in: Path | None = None) -
 def _show_refusals(engine: Engine, tenant: str, console: Console) -> None:
     table = Table(title="what the gate refuses: proposals from an external extractor")
     for col in ("attempt", "decision", "receipt reasons"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col)
     for refusal in refused_proposals(engine, tenant):
         table.add_row(
-            refusal.attempt, refusal.receipt.decision.value, ", ".join(refusal.receipt.reasons)
+            refusal.attempt,
+            refusal.receipt.decision.value,
+            reasons_in_words(refusal.receipt.reasons),
         )
     console.print(table)
     console.print(

@@ -159,6 +159,8 @@ class CaseResult:
     labels: dict[str, set[str]] = field(default_factory=dict)  # message -> outcomes
     # (extractor version, gate decision) -> proposals of the case
     producers: dict[tuple[str, str], int] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)  # message -> its text, as written
+    proposed: dict[str, int] = field(default_factory=dict)  # message -> proposals stored
 
     @property
     def passed(self) -> bool:

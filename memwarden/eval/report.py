@@ -187,3 +187,19 @@ def write_comparison(path: Path, runs: list[Run]) -> None:
         "runs": [{"extractor_version": name, **_body(results, m)} for name, results, m in runs],
     }
     path.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def print_misses(console: Console, found: dict[str, Any]) -> None:
+    """``--misses``: failed commit expectations per verb class and language, by group."""
+    for group, title in (
+        ("unproposed", "missed: nothing proposed"),
+        ("proposed_not_committed", "missed: proposed, not committed"),
+    ):
+        table = Table(title=f"{title} ({found[f'{group}_total']})")
+        for col in ("verb class", "lang", "count", "messages"):
+            table.add_column(col, justify="right" if col == "count" else "left")
+        for name, by_lang in found[group].items():
+            for lang, row in by_lang.items():
+                shown = ", ".join(row["messages"][:3]) + (" …" if row["count"] > 3 else "")
+                table.add_row(name, lang, str(row["count"]), shown)
+        console.print(table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -147,6 +148,10 @@ def _collect_labels(case: dict[str, Any], result: CaseResult) -> None:
     for exp in expectations:
         if "outcome" in exp:
             result.labels.setdefault(exp["message_id"], set()).add(exp["outcome"])
+    for step in case["steps"]:
+        turn = step.get("turn")
+        if isinstance(turn, dict) and isinstance(turn.get("text"), str):
+            result.texts[str(turn.get("message_id"))] = turn["text"]
 
 
 def _apply(run: CaseRun, step: dict[str, Any]) -> None:
@@ -250,6 +255,7 @@ def _checkpoint(
         result.verdicts.append(verdict)
     if checkpoint == "final":
         result.auto_commits = [m for m in state.memories if m.auto]
+        result.proposed = dict(Counter(p.message_id for p in state.proposals))
     if snapshots is not None:
         snapshots.write(json.dumps(_snapshot(run, state, checkpoint), ensure_ascii=False) + "\n")
 

@@ -21,6 +21,31 @@
     return node;
   }
 
+  // Reason codes in words (GET console/reasons.json, memwarden/reasons.py), in the browser's
+  // language when it is Chinese, else English; the code stays as the tooltip.
+  const LANG = (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+  let WORDS = {};
+  async function loadWords() {
+    try {
+      const response = await fetch("console/reasons.json", { cache: "no-store", credentials: "omit" });
+      if (response.ok) WORDS = await response.json();
+    } catch (_) {
+      WORDS = {}; // the codes are shown instead
+    }
+  }
+  function inWords(code) {
+    const entry = Object.prototype.hasOwnProperty.call(WORDS, code) ? WORDS[code] : null;
+    return entry ? entry[LANG] : code;
+  }
+  function reasonTag(code) {
+    return el("span", { class: "reason", title: code, "data-code": code }, inWords(code));
+  }
+  // The pending count follows every approval and rejection without a reload.
+  let pendingLeft = 0;
+  function showCount() {
+    $("count").textContent = `${pendingLeft} pending`;
+  }
+
   function setStatus(text, kind) {
     const status = $("status");
     status.textContent = text || "";
@@ -90,6 +115,8 @@
     return el("div", { class: "row" }, el("dt", {}, label), el("dd", {}, ...value));
   }
 
+  // A pending candidate's card, and the entry bulk.js filters and decides with: the same
+  // finish() shows a decision made on this card or in bulk, so no outcome goes unshown.
   function card(item) {
     const shortHash = item.payload_hash.slice(0, 12);
     const approve = el(
@@ -102,6 +129,11 @@
       { type: "button", class: "reject", "data-proposal": item.proposal_id },
       "Reject"
     );
+    const pick = el("input", {
+      type: "checkbox",
+      class: "pick",
+      "aria-label": `select ${item.normalized_key} = ${formatValue(item.value)}`,
+    });
     const outcome = el("p", { class: "outcome", role: "status" });
     const node = el(
       "article",
@@ -109,6 +141,7 @@
       el(
         "h2",
         {},
+        pick,
         el("span", { class: "key" }, item.normalized_key),
         " = ",
         el("span", { class: "value" }, formatValue(item.value))
@@ -119,9 +152,9 @@
         row("subject", item.subject_id),
         row("scope", `${item.scope.kind}: ${item.scope.key}`),
         row("expires", formatExpiry(item.expires_at)),
-        row("decision", item.decision),
+        row("decision", el("span", { title: item.decision }, inWords(item.decision))),
         row("reasons", ...(item.reasons.length ? item.reasons : ["—"]).flatMap((r, i) =>
-          i ? [" ", el("code", { class: "reason" }, r)] : [el("code", { class: "reason" }, r)]
+          i ? ["; ", reasonTag(r)] : [reasonTag(r)]
         )),
         row("confidence", item.confidence.toFixed(2)),
         row(
@@ -148,31 +181,50 @@
       ),
       outcome
     );
-    const settle = async (verb, body) => {
+    const entry = { item, node, pick, pending: true };
+    entry.start = (verb) => {
       approve.disabled = true;
       reject.disabled = true;
+      pick.disabled = true;
       outcome.textContent = verb === "approve" ? "approving…" : "rejecting…";
+    };
+    // result: what the route answered (200); refusal: why not, in words a reviewer can act on
+    entry.finish = (verb, result, refusal) => {
+      pick.checked = false;
+      if (refusal) {
+        outcome.textContent = `${verb} refused — ${refusal}`;
+        outcome.classList.add("error");
+        node.classList.add("refused");
+      } else {
+        entry.pending = false;
+        node.classList.add("done", verb === "approve" ? "approved" : "rejected");
+        pendingLeft = Math.max(0, pendingLeft - 1);
+        showCount();
+        outcome.textContent =
+          verb === "approve"
+            ? `approved: ${result.memory_id} version ${result.memory_version}`
+            : "rejected";
+      }
+      pick.dispatchEvent(new Event("change")); // the selection count follows this card too
+    };
+    const settle = async (verb, body) => {
+      entry.start(verb);
       try {
         const result = await api(
           "POST",
           `v1/review/${encodeURIComponent(item.proposal_id)}/${verb}`,
           body
         );
-        node.classList.add("done", verb === "approve" ? "approved" : "rejected");
-        outcome.textContent =
-          verb === "approve"
-            ? `approved: ${result.memory_id} version ${result.memory_version}`
-            : "rejected";
+        entry.finish(verb, result, null);
       } catch (error) {
-        outcome.textContent = `${verb} refused — ${error.message}`;
-        outcome.classList.add("error");
+        entry.finish(verb, null, error.message);
         if (error.status === 401) showSignedOut();
       }
     };
     // The hash sent is the one rendered on this card: what the reviewer saw is what executes.
     approve.addEventListener("click", () => settle("approve", { payload_hash: item.payload_hash }));
     reject.addEventListener("click", () => settle("reject", undefined));
-    return node;
+    return entry;
   }
 
   // An action awaiting approval: what would be done, with which memories, by whom.
@@ -250,6 +302,115 @@
     ];
   }
 
+  function list(title, items, render) {
+    return [
+      el("h3", {}, `${title} (${items.length})`),
+      items.length ? el("ul", {}, ...items.map((item) => el("li", {}, ...render(item))))
+        : el("p", { class: "quiet" }, "none"),
+    ];
+  }
+
+  function checksLine(receipt) {
+    if (!receipt || !receipt.checks) return null;
+    const failed = Object.entries(receipt.checks).filter(([, v]) => v !== "passed");
+    return el("div", { class: "checks" },
+      `checks: ${Object.keys(receipt.checks).length - failed.length} passed`,
+      failed.length ? ` · ${failed.map(([k, v]) => `${k} ${v}`).join(", ")}` : null);
+  }
+
+  // A memory's page: everything GET /v1/memories/{id}/provenance answers, as text nodes.
+  function memoryPage(p) {
+    const current = p.versions.find((v) => v.current);
+    return [
+      el("h3", {}, el("code", {}, p.memory_id),
+        current ? ` v${current.version} · ${current.normalized_key} = ${formatValue(current.value)}`
+          : " · no current version"),
+      ...list("versions", p.versions, (v) => [
+        el("code", {}, `v${v.version}`), ` ${v.status}${v.status_reason ? " (" + v.status_reason + ")" : ""}`,
+        v.auto ? " · auto" : " · reviewed", ` · proposal ${v.proposal_id.slice(0, 12)}`]),
+      ...list("proposals and receipts", p.proposals, (d) => [
+        el("strong", {}, d.decision), ` ${d.reasons.join(", ")} · by ${d.proposed_by}`,
+        ` · producer ${d.producer_version} · message `, el("code", {}, d.evidence.message_id),
+        d.evidence.quote ? el("blockquote", {}, d.evidence.quote)
+          : el("p", { class: "quiet" }, `evidence ${d.evidence.message_status || "missing"}`),
+        checksLine(d.receipt),
+        ...d.reviews.map((r) => el("div", { class: "review" },
+          `${r.verdict} by ${r.approver}: ${r.outcome} · pending receipt `,
+          el("code", {}, (r.pending_fingerprint || "").slice(0, 12)))),
+      ]),
+      ...list("approvals", p.approvals, (a) => [
+        `${a.approver} approved hash `, el("code", {}, a.approval_hash.slice(0, 12)), ` at ${a.at}`]),
+      ...list("derived from", p.derived_from, (d) => [el("code", {}, d)]),
+      ...list("derived by", p.derived_by, (d) => [el("code", {}, d)]),
+      ...list("actions that used it", p.used_by_actions, (a) => [
+        el("code", {}, a.action_id), ` ${a.intent} · ${a.decision} · ${a.state} · v${a.memory_version}`]),
+      ...list("recent reads", p.recent_reads, (r) => [
+        `${r.read_at} · ${r.surface} by ${r.principal_id} · `, el("code", {}, r.memory)]),
+      el("h3", {}, "take it back"),
+      el("pre", {}, [p.revoke.reject_memory.cli,
+        ...p.revoke.revoke_messages.map((m) => m.cli)].join("\n")),
+    ];
+  }
+
+  async function showMemory(memoryId) {
+    $("memory-id").value = memoryId;
+    try {
+      const data = await api("GET", `v1/memories/${encodeURIComponent(memoryId)}/provenance`);
+      $("memory-page").replaceChildren(...memoryPage(data));
+    } catch (error) {
+      $("memory-page").replaceChildren(el("p", { class: "error" }, error.message));
+    }
+  }
+
+  function memoryFromHash() {
+    const match = /^#memory=([^&]+)$/.exec(window.location.hash);
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  function repairCard(item) {
+    const note = el("input", { class: "note", placeholder: "what was done / what remains",
+      "aria-label": `note for ${item.action_id}` });
+    const result = el("span", { class: "result" });
+    const mark = (verb) => async () => {
+      if (!note.value.trim()) { result.textContent = "a note is required"; return; }
+      try {
+        const done = await api("POST", `v1/repairs/${encodeURIComponent(item.action_id)}/${verb}`,
+          { note: note.value.trim() });
+        result.textContent = `${done.state} by ${done.recorded_by}`;
+      } catch (error) {
+        result.textContent = error.message;
+      }
+    };
+    const irreversible = el("button", { type: "button" }, "Irreversible");
+    irreversible.addEventListener("click", mark("irreversible"));
+    const close = el("button", { type: "button" }, "Close repair");
+    close.addEventListener("click", mark("close"));
+    return el("article", { class: `card repair ${item.state}` },
+      el("h3", {}, el("code", {}, item.action_id), ` ${item.intent} — `, el("strong", {}, item.state)),
+      row("memory versions", item.memory_versions.join(", ")),
+      row("external ref", item.external_ref || "—"),
+      row("since", item.needs_repair_since || "—"),
+      item.note ? row("note", item.note) : null,
+      el("div", { class: "actions" }, note, irreversible, close, result));
+  }
+
+  // The same scopes the API asks for GET /v1/repairs. A panel that cannot load says so in
+  // itself: it never blanks the confirmation queue.
+  async function loadRepairs(scopes) {
+    const reader = ["memory:admin", "memory:review", "memory:read"].some((s) => scopes.includes(s));
+    $("repairs-panel").hidden = !reader;
+    if (!reader) return;
+    try {
+      const data = await api("GET", "v1/repairs");
+      $("repairs-queue").replaceChildren(
+        ...(data.repairs.length ? data.repairs.map(repairCard) : [el("p", {}, "No open repair.")])
+      );
+    } catch (error) {
+      if (error.status === 401) throw error;
+      $("repairs-queue").replaceChildren(el("p", { class: "error" }, error.message));
+    }
+  }
+
   async function loadActions(scopes) {
     const admin = scopes.includes("memory:admin");
     const approver = admin || scopes.includes("action:approve");
@@ -257,6 +418,9 @@
       scopes.includes("memory:review");
     $("actions-panel").hidden = !approver;
     $("repair-panel").hidden = !repairer;
+    $("memory-panel").hidden = !(admin || scopes.includes("memory:read"));
+    const linked = memoryFromHash();
+    if (linked && !$("memory-panel").hidden) await showMemory(linked);
     if (!approver) return;
     const data = await api("GET", "v1/actions/pending");
     $("actions-queue").replaceChildren(
@@ -264,8 +428,15 @@
     );
   }
 
+  // The queue and bulk.js's filter and selection always hold the same cards.
+  function showQueue(entries) {
+    $("queue").replaceChildren(...entries.map((entry) => entry.node));
+    window.memwardenBulk.attach(entries, { api, inWords, formatValue, setStatus, showSignedOut });
+  }
+
   function showSignedOut() {
     $("toolbar").hidden = true;
+    window.memwardenBulk.attach([], null);
     $("who").textContent = "";
   }
 
@@ -275,25 +446,27 @@
       return;
     }
     setStatus("loading…", "");
+    if (!Object.keys(WORDS).length) await loadWords();
     try {
       const me = await api("GET", "v1/whoami");
       $("who").textContent = `${me.principal_id} · tenant ${me.tenant_id} · ${me.scopes.join(", ")}`;
       await loadActions(me.scopes);
+      await loadRepairs(me.scopes);
       if (!me.scopes.includes("memory:review") && !me.scopes.includes("memory:admin")) {
-        $("queue").replaceChildren();
+        showQueue([]);
         $("toolbar").hidden = false;
         $("count").textContent = "";
         setStatus("", "");
         return;
       }
       const data = await api("GET", "v1/review/pending");
-      const queue = $("queue");
-      queue.replaceChildren(...data.pending.map(card));
       $("toolbar").hidden = false;
-      $("count").textContent = `${data.pending.length} pending`;
+      pendingLeft = data.pending.length;
+      showCount();
+      showQueue(data.pending.map(card));
       setStatus(data.pending.length ? "" : "Nothing awaits confirmation.", "");
     } catch (error) {
-      $("queue").replaceChildren();
+      showQueue([]);
       setStatus(error.message, "error");
       if (error.status === 401) showSignedOut();
     }
@@ -309,15 +482,24 @@
     });
     $("forget-key").addEventListener("click", () => {
       sessionStorage.removeItem(KEY);
-      $("queue").replaceChildren();
+      showQueue([]);
       $("actions-queue").replaceChildren();
       $("repair-list").replaceChildren();
       $("actions-panel").hidden = true;
       $("repair-panel").hidden = true;
+      $("memory-panel").hidden = true;
+      $("repairs-panel").hidden = true;
+      $("repairs-queue").replaceChildren();
+      $("memory-page").replaceChildren();
       showSignedOut();
       setStatus("Key forgotten.", "");
     });
     $("refresh").addEventListener("click", load);
+    $("memory-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const memoryId = $("memory-id").value.trim();
+      if (memoryId) showMemory(memoryId);
+    });
     $("repair-form").addEventListener("submit", async (event) => {
       event.preventDefault();
       const message = $("repair-message").value.trim();

@@ -10,14 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from memwarden.api.problems import Problem
 from memwarden.api.strict_json import StrictJsonRoute
+from memwarden.reasons import DECISIONS, WORDS
 
 STATIC = Path(__file__).resolve().parent.parent / "console"
 ASSETS = {
     "console.js": "text/javascript; charset=utf-8",
+    "bulk.js": "text/javascript; charset=utf-8",
     "curate.js": "text/javascript; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
 }
@@ -47,6 +49,14 @@ def console_page() -> Response:
 def curate_page() -> Response:
     """Curate runs: the catalogue, a sampling helper, approve and attest (SPEC §15)."""
     return _file("curate.html", "text/html; charset=utf-8")
+
+
+@router.get("/console/reasons.json")
+def console_reasons() -> JSONResponse:
+    """Reason codes and decisions in words, English and Chinese (``memwarden.reasons``): the
+    console shows the words and keeps the code as the tooltip. No data, no credentials."""
+    words = {code: {"en": en, "zh": zh} for code, (en, zh) in {**WORDS, **DECISIONS}.items()}
+    return JSONResponse(words, headers=SECURITY_HEADERS)
 
 
 @router.get("/console/assets/{name}")

@@ -10,7 +10,6 @@ from memwarden.api.schemas import ProposalsIn, ReceiptsOut, TurnsIn, TurnsOut
 from memwarden.api.security import Proposer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
-from memwarden_shared.contract.models import Turn
 from memwarden_shared.state.auth import Principal
 from memwarden_usecases.ingest import IngestRefused, ingest
 from memwarden_usecases.propose import propose
@@ -61,10 +60,7 @@ def post_turns(body: TurnsIn, state: StateDep, principal: Proposer) -> TurnsOut:
                 f"turn {index}: text has {len(turn.text)} characters; the limit is {limit}",
                 code="text_too_long",
             )
-    turns = [
-        Turn.model_validate({**t.model_dump(), "tenant_id": principal.tenant_id})
-        for t in body.turns
-    ]
+    turns = [t.to_turn(principal.tenant_id) for t in body.turns]
     try:
         result = ingest(state.engine, turns, extract=body.extract, max_text_chars=limit)
     except IngestRefused:

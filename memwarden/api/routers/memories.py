@@ -9,12 +9,19 @@ from fastapi.responses import Response
 
 from memwarden.api import problems
 from memwarden.api.problems import Problem
-from memwarden.api.schemas import HEX64, RecallOut, SubjectMemoriesOut, VersionsOut
-from memwarden.api.security import AnyScope, Reader
+from memwarden.api.schemas import (
+    HEX64,
+    MemoryRejectedOut,
+    RecallOut,
+    SubjectMemoriesOut,
+    VersionsOut,
+)
+from memwarden.api.security import AnyScope, Reader, Reviewer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
+from memwarden.types import Provenance
 from memwarden_shared.contract.models import ID_PATTERN, Receipt, ScopeKind
-from memwarden_usecases import inspect, recall
+from memwarden_usecases import inspect, provenance, recall, retract
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -59,6 +66,7 @@ def get_recall(
             scope_kind=scope_kind.value if scope_kind else None,
             scope_key=scope_key,
             purpose=purpose,
+            reader=principal.principal_id,
         )
     except recall.EmbedderMismatch as exc:  # a remote embedder configured before `reindex`
         raise Problem(503, str(exc), code="embedder_mismatch") from None
@@ -103,6 +111,46 @@ def get_versions(
     if not versions:
         raise Problem(404, "no such memory", code="unknown_memory")
     return VersionsOut.model_validate({"memory_id": memory_id, "versions": versions})
+
+
+@router.post(
+    "/memories/{memory_id}/reject",
+    response_model=MemoryRejectedOut,
+    summary="The owner rejects a committed memory (mem0's delete)",
+    responses=problems.responses(404),
+)
+def post_reject_memory(
+    memory_id: Annotated[str, Path(min_length=1, max_length=40)],
+    state: StateDep,
+    principal: Reviewer,
+) -> MemoryRejectedOut:
+    """Its current version leaves recall at once; history keeps it with status ``revoked``."""
+    try:
+        version = retract.reject(state.engine, principal.tenant_id, memory_id)
+    except retract.UnknownMemory:
+        raise Problem(404, "no recallable memory with this id", code="unknown_memory") from None
+    state.after_write()
+    return MemoryRejectedOut(memory_id=memory_id, version=version, status="revoked")
+
+
+@router.get(
+    "/memories/{memory_id}/provenance",
+    response_model=Provenance,
+    summary="Where a memory came from, who let it in, who read it, how to take it back",
+    responses=problems.responses(404),
+)
+def get_provenance(
+    memory_id: Annotated[str, Path(min_length=1, max_length=40)],
+    state: StateDep,
+    principal: Reader,
+) -> Provenance:
+    """Proposer and producer version, evidence quotes with message ids, every decision and
+    receipt (reviews with their own receipts), approver and approval hash, derived-from
+    links, the actions that used it, recent reads, and the exact revoke commands."""
+    found = provenance.why(state.engine, principal.tenant_id, memory_id)
+    if found is None:
+        raise Problem(404, "no such memory", code="unknown_memory")
+    return Provenance.model_validate(found)
 
 
 @router.get(

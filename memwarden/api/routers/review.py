@@ -9,14 +9,21 @@ from fastapi import APIRouter, Path, Query
 
 from memwarden.api import problems
 from memwarden.api.problems import Problem
-from memwarden.api.schemas import HEX64, ApproveIn, PendingOut
+from memwarden.api.schemas import (
+    HEX64,
+    ApproveIn,
+    DecisionResult,
+    DecisionsIn,
+    DecisionsOut,
+    PendingOut,
+)
 from memwarden.api.security import Reviewer
 from memwarden.api.state import StateDep
 from memwarden.api.strict_json import StrictJsonRoute
 from memwarden.types import Reviewed
 from memwarden_shared.state.auth import Forbidden
 from memwarden_usecases import review
-from memwarden_usecases.review import ReviewRefused
+from memwarden_usecases.review import Decided, ReviewRefused
 
 router = APIRouter(
     route_class=StrictJsonRoute,
@@ -49,6 +56,36 @@ def get_pending(
     except Forbidden as exc:  # pragma: no cover - the scope was checked already
         raise Problem(403, str(exc), code="missing_scope") from None
     return PendingOut.model_validate({"pending": items})
+
+
+def _result(item: Decided) -> DecisionResult:
+    if item.outcome is not None:
+        return DecisionResult(verdict=item.verdict, status=200, **asdict(item.outcome))
+    problem = _refused(ReviewRefused(item.refused or ""))  # the single route's status
+    return DecisionResult(
+        proposal_id=item.proposal_id,
+        verdict=item.verdict,
+        status=problem.status,
+        code=item.refused,
+    )
+
+
+@router.post(
+    "/decisions",
+    response_model=DecisionsOut,
+    summary="Decide several candidates, each as its own approval or rejection",
+)
+def post_decisions(body: DecisionsIn, state: StateDep, principal: Reviewer) -> DecisionsOut:
+    """Each decision runs exactly as ``…/approve`` or ``…/reject`` alone, in its own
+    transaction, an approval bound to its own payload hash. A refused item (a hash that is
+    stale, a candidate decided meanwhile, another tenant's) is that item's result, 404 or 409
+    with its code; the others are still decided. The response is 200 either way."""
+    wanted = [(d.proposal_id, d.verdict, getattr(d, "payload_hash", None)) for d in body.decisions]
+    try:
+        decided = review.decide_each(state.engine, principal, principal.tenant_id, wanted)
+    finally:
+        state.after_write()  # drain what committed, even if a later item failed
+    return DecisionsOut(results=[_result(item) for item in decided])
 
 
 @router.post(
