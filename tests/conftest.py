@@ -25,6 +25,11 @@ PG_URL = os.environ.get(
     "MEMWARDEN_TEST_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/memwarden_test"
 )
 REDIS_URL = os.environ.get("MEMWARDEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+# The suite pins the hashed fallback: the ranking tests reason about its deterministic
+# features, and each process would otherwise load the 30 MB multilingual model. The model
+# and the `auto` default have their own tests (test_embedding_model.py) and figures
+# (`memwarden eval-recall`, docs/recall.md).
+os.environ.setdefault("MEMWARDEN_EMBEDDER", "hashed")
 # Per-session names: two test runs on one server (a developer and CI, or parallel
 # sessions) must never drop each other's databases.
 SESSION = uuid.uuid4().hex[:8]
@@ -35,6 +40,11 @@ TEMPLATE_DB = f"mw_template_{SESSION}"
 # or engine of this role. A role is cluster-wide, so its name is shared by all sessions.
 APP_ROLE = os.environ.get("MEMWARDEN_TEST_APP_ROLE", "memwarden_test_app")
 APP_PASSWORD = "memwarden-test-app"
+# The system processes' login (relay, consumers, audit), a member of memwarden_system: work
+# in ``all_tenants`` connects as it (shared.db routes it). Set in the environment before any
+# setting is read, so processes the tests start inherit it, as a deployment configures it.
+SYSTEM_LOGIN = os.environ.setdefault("MEMWARDEN_SYSTEM_DB_USER", "memwarden_test_system")
+SYSTEM_PASSWORD = os.environ.setdefault("MEMWARDEN_SYSTEM_DB_PASSWORD", "memwarden-test-system")
 
 
 @contextmanager
@@ -59,13 +69,14 @@ def app_url(owner_url: str) -> str:
 
 def _ensure_app_role(conn: Connection) -> None:
     # Idempotent and race-free across concurrent sessions (CREATE ROLE has no IF NOT EXISTS).
-    conn.execute(
-        text(
-            "DO $$ BEGIN "
-            f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '{APP_PASSWORD}'; "
-            "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+    for role, password in ((APP_ROLE, APP_PASSWORD), (SYSTEM_LOGIN, SYSTEM_PASSWORD)):
+        conn.execute(
+            text(
+                "DO $$ BEGIN "
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '{password}'; "
+                "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+            )
         )
-    )
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +95,7 @@ def pg_template() -> Iterator[str]:
         )
     url = make_url(PG_URL).set(database=TEMPLATE_DB).render_as_string(hide_password=False)
     template = create_engine(url)
-    migrate(template, app_role=APP_ROLE)
+    migrate(template, app_role=APP_ROLE, system_login=SYSTEM_LOGIN)
     template.dispose()
     yield url
     with admin() as conn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, select
 
 from memwarden_curate.publish import publish
 from memwarden_curate.runs import CurateRefused, Stage, allow, append, get_run, set_stage, status
@@ -24,6 +24,7 @@ from memwarden_shared.contract.models import Turn
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.state.auth import Principal, Scope
 from memwarden_shared.store.db import get_engine, unit_of_work, utcnow
+from memwarden_shared.store.schema import curate_runs
 from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
@@ -68,7 +69,7 @@ def sample_of(engine: Engine, tenant: str, run_id: str) -> list[str]:
     from memwarden_shared.store.db import unit_of_work
 
     with unit_of_work(engine) as uow:
-        items = items_of(get_run(uow.conn, run_id))
+        items = items_of(get_run(uow.conn, run_id, tenant))
     first: dict[str, str] = {}
     for item in items:
         first.setdefault(item["kind"], item["source"])
@@ -95,6 +96,11 @@ def curate(engine: Engine, tenant: str, **kw: Any) -> dict[str, Any]:
     return publish(people(tenant)["planner"], attested["run_id"], engine=engine)
 
 
+def the_run(conn: Connection, run_id: str) -> Any:
+    """The run of ``run_id`` the test's scope sees (test run ids are random: one per id)."""
+    return conn.execute(select(curate_runs).where(curate_runs.c.run_id == run_id)).one()
+
+
 def edit_plan(
     principal: Principal,
     run_id: str,
@@ -114,8 +120,8 @@ def edit_plan(
         if run.stage in CLOSED:
             raise CurateRefused("closed", f"run {run_id} is {run.stage}; plans are frozen")
         body = {"dispositions": dispositions, "targets": targets or []}
-        append(uow.conn, run_id, "edit", body, author=principal.principal_id, now=utcnow())
-        set_stage(uow.conn, run_id, Stage.PLANNED, utcnow())
-        out = status(uow.conn, get_run(uow.conn, run_id))
+        append(uow.conn, run, "edit", body, author=principal.principal_id, now=utcnow())
+        set_stage(uow.conn, run, Stage.PLANNED, utcnow())
+        out = status(uow.conn, get_run(uow.conn, run_id, run.tenant_id))
         uow.commit()
     return out

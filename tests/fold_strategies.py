@@ -37,7 +37,7 @@ _S2T, _T2S = OpenCC("s2t"), OpenCC("t2s")
 
 
 @cache
-def _traditional(ch: str) -> str | None:
+def traditional(ch: str) -> str | None:
     """The traditional form of a simplified character, when OpenCC maps it back one to one."""
     trad = _S2T.convert(ch)
     if len(trad) == 1 and trad != ch and _T2S.convert(trad) == ch:
@@ -52,7 +52,7 @@ def _choices(ch: str, level: Level) -> list[str]:
         out.append(chr(ord(ch) + 0xFEE0))  # the full-width form
     if level >= Level.SCRIPT:
         out += _homoglyphs().get(ch, [])
-        out += [t for t in [_traditional(ch)] if t is not None]
+        out += [t for t in [traditional(ch)] if t is not None]
     if level >= Level.CASE and ch.isascii() and ch.isalpha():
         out += [ch.swapcase(), *_homoglyphs().get(ch.swapcase(), [])]
     if level >= Level.CASE and ch == "'":

@@ -33,6 +33,7 @@ GOOD = UsedMemory(
 
 def decide(*used: UsedMemory, intent: str = "package.install", **kw: Any) -> tuple[str, list[str]]:
     args: dict[str, Any] = {
+        "known_intent": True,
         "high_consequence": False,
         "may_request": True,
         "purpose": None,

@@ -15,7 +15,7 @@ from memwarden_actions.lifecycle import (
     approve_action,
     report_outcome,
 )
-from memwarden_actions.receipts import ActionKeyConflict, ActionRefused, UnknownIntent
+from memwarden_actions.receipts import ActionKeyConflict, ActionRefused
 from memwarden_actions.request import ActionRequest
 from memwarden_revalidation.commands import reject_memory, revoke_message
 from memwarden_shared.state.auth import Forbidden, Scope
@@ -162,9 +162,14 @@ def test_action__memory_of_another_tenant_or_subject_is_not_found(
     assert elsewhere["reasons"] == ["memory_not_found"]
 
 
-def test_action__unknown_intent_is_a_clear_error(store: Engine, tenant: str) -> None:
-    with pytest.raises(UnknownIntent):
-        act(store, tenant, "rocket.launch", [])
+def test_action__unknown_intent_is_a_recorded_deny(store: Engine, tenant: str) -> None:
+    """A refusal is a result (SPEC §14 v2): DENY unknown_intent with a receipt, and the same
+    key again returns that receipt."""
+    first = act(store, tenant, "rocket.launch", [], key="k-unknown")
+    assert (first["decision"], first["reasons"]) == ("DENY", ["unknown_intent"])
+    assert first["action_id"]
+    again = act(store, tenant, "rocket.launch", [], key="k-unknown")
+    assert (again["decision"], again["action_id"]) == ("DUPLICATE", first["action_id"])
 
 
 def test_action__same_key_same_request_is_duplicate_with_the_first_receipt(
@@ -259,6 +264,49 @@ def test_outcome__executed_then_revocation_needs_repair_with_the_reference(
     assert topics == ["action.cancelled", "action.needs_repair", "action.needs_repair"]
     assert len(actions_for_memory(tenant, memory_id, engine=store)) == 2
     assert status_of(store, memory_id, version) == "revoked"
+
+
+def test_outcome__a_resent_report_answers_the_first_record(store: Engine, tenant: str) -> None:
+    """A caller whose reply was lost sends the report again: it gets the receipt as first
+    recorded (same ``reported_at`` and reference), on a cancelled action too, and after the
+    repair it opened was closed; only "executed" after a no-effect report opens a repair."""
+    from memwarden_shared.state.action_repair import ActionState, mark_repair
+    from memwarden_usecases.pipeline import drain
+
+    mid, memory_id, _ = npm_memory(store, tenant)
+    ran = act(store, tenant, "package.install", [memory_id])
+    skipped = act(store, tenant, "message.send", [memory_id])
+    failed = act(store, tenant, "message.send", [memory_id], params={"y": 2})
+
+    def report(action: dict[str, object], status: OutcomeStatus, ref: str) -> dict[str, object]:
+        return report_outcome(
+            agent(tenant), tenant, str(action["action_id"]), status, ref, engine=store
+        )
+
+    first_ran = report(ran, OutcomeStatus.EXECUTED, "job-1")
+    revoke_message(tenant, mid, engine=store)
+    drain(store)  # ran: needs_repair; skipped and failed: cancelled
+    first_skipped = report(skipped, OutcomeStatus.CANCELLED, "none-1")
+    first_failed = report(failed, OutcomeStatus.FAILED, "err-1")
+    # Without the repeat rule each of these re-applied: a new reported_at and reference.
+    assert report(skipped, OutcomeStatus.CANCELLED, "none-2")["outcome"] == first_skipped["outcome"]
+    assert report(failed, OutcomeStatus.FAILED, "err-2")["outcome"] == first_failed["outcome"]
+    assert report(failed, OutcomeStatus.CANCELLED, "err-3")["outcome"] == first_failed["outcome"]
+    with unit_of_work(store) as uow:
+        mark_repair(
+            uow.conn,
+            tenant,
+            str(ran["action_id"]),
+            ActionState.REPAIRED,
+            by="owner",
+            note="reverted",
+            now=utcnow(),
+        )
+        uow.commit()
+    again = report(ran, OutcomeStatus.EXECUTED, "job-1")  # was 409 once the repair closed
+    assert (again["state"], again["outcome"]) == ("repaired", first_ran["outcome"])
+    late = report(skipped, OutcomeStatus.EXECUTED, "job-9")  # it ran after all: a repair
+    assert (late["state"], late["state_reason"]) == ("needs_repair", "executed_after_cancel")
 
 
 def test_outcome__cannot_report_on_a_denied_action(store: Engine, tenant: str) -> None:

@@ -160,7 +160,9 @@ def test_burst_from_a_new_subject__goes_to_review_until_a_reviewer_clears_it(  #
     traffic = Traffic(store, tenant, make_proposal)
     assert not any(_held(r) for r in traffic.batch(3, START, subject="calm"))  # under minimum
     burst = traffic.batch(12, START, subject="u1")
-    assert all(_held(r) and r.decision == Decision.NEEDS_CONFIRMATION for r in burst)
+    assert all(_held(r) and r.decision == Decision.NEEDS_CONFIRMATION for r in burst), [
+        (r.decision, r.reasons) for r in burst
+    ]
     assert not any(_held(r) for r in traffic.batch(1, START + STEP, subject="calm"))
     later = traffic.batch(1, START + STEP, subject="u1")  # the hold outlives the burst
     assert _held(later[0])

@@ -128,7 +128,7 @@ def test_api_actions__approval_needs_another_principal_with_action_approve(
     assert ok.json()["state"] == "allowed"
 
 
-def test_api_actions__reader_is_denied_not_authorised_and_unknown_intent_is_422(
+def test_api_actions__reader_is_denied_not_authorised_and_unknown_intent_is_denied(
     client: TestClient, store: Engine, tenant: str
 ) -> None:
     k = keys(store, tenant)
@@ -143,6 +143,7 @@ def test_api_actions__reader_is_denied_not_authorised_and_unknown_intent_is_422(
         headers=auth(k.agent),
         json={"subject_id": "u1", "intent": "rocket.launch", "idempotency_key": "r2"},
     )
-    assert unknown.status_code == 422
+    assert unknown.status_code == 200, unknown.text
+    assert (unknown.json()["decision"], unknown.json()["reasons"]) == ("DENY", ["unknown_intent"])
     missing = client.get("/v1/actions/act_" + "0" * 32, headers=auth(k.agent))
     assert missing.status_code == 404

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +61,12 @@ def test_cli_exit__an_unreachable_database_is_3_without_the_url(
     assert "s3cr3tpw" not in line and "nobody" not in line and "127.0.0.1" not in line
 
 
-def test_cli_exit__a_database_url_of_an_unknown_kind_is_3(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scheme", ["nosuchdb", "mysql", "mysql+pymysql", "oracle"])
+def test_cli_exit__a_database_url_of_an_unsupported_kind_is_2_in_one_line(
+    tmp_path: Path, scheme: str
+) -> None:
+    # issue 26 item 5: a configuration the user must change, not an outage (was exit 3, and
+    # "internal error (ModuleNotFoundError)" with exit 1 for mysql://)
     done = memwarden(
         tmp_path,
         "memories",
@@ -67,10 +74,23 @@ def test_cli_exit__a_database_url_of_an_unknown_kind_is_3(tmp_path: Path) -> Non
         "t",
         "--subject",
         "s",
-        database_url="nosuchdb://user:s3cr3tpw@host/x",
+        database_url=f"{scheme}://user:s3cr3tpw@host/x",
     )
     line = one_line(done)
-    assert done.returncode == 3 and "s3cr3tpw" not in line
+    assert done.returncode == 2, line
+    assert "unsupported database URL scheme" in line and "PostgreSQL" in line
+    assert "s3cr3tpw" not in line and "host" not in line.replace("MEMWARDEN", "")
+
+
+@pytest.mark.postgres
+def test_cli_exit__a_postgres_url_is_accepted(tmp_path: Path, pg_engine: Any) -> None:
+    url = pg_engine.url.render_as_string(hide_password=False)
+    heroku_style = "postgres://" + url.split("://", 1)[1]
+    done = memwarden(
+        tmp_path, "memories", "--tenant", "t", "--subject", "s", database_url=heroku_style
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
 
 
 def test_cli_exit__input_errors_are_2(tmp_path: Path) -> None:

@@ -18,11 +18,13 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 
 from memwarden.api.app import create_app
+from memwarden.reasons import in_words
 from memwarden_shared.config import Settings
 from memwarden_shared.state.auth import Scope, create_principal
+from memwarden_shared.store.schema import proposals
 from tests.test_api import set_policy
 
 pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
@@ -136,9 +138,18 @@ def test_console__a_reviewer_approves_a_candidate_in_the_browser_and_recall_retu
             page.screenshot(path=str(shot), full_page=True)
             assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
 
+            # issue 26 item 9: reasons in words (the code as the tooltip), a live count
+            assert page.locator("#count").inner_text() == "4 pending"
+            reasons = card.locator(".reason")
+            assert reasons.count() >= 1
+            for index in range(reasons.count()):
+                code = reasons.nth(index).get_attribute("data-code") or ""
+                assert reasons.nth(index).inner_text() == in_words(code) != code
+
             card.locator("button.approve").click()
             page.wait_for_selector("article.candidate.approved")
             assert "approved: mem_" in card.locator(".outcome").inner_text()
+            assert page.locator("#count").inner_text() == "3 pending"
             assert recall() == ["pnpm"]
 
             # Text from the conversation is shown as text, never parsed as markup.
@@ -230,5 +241,117 @@ def test_console__an_approver_approves_an_action_and_sees_the_repair_list(
             assert "1 need repair" in listed
             item = page.locator("li.repair-action.needs_repair").inner_text()
             assert "payment.create" in item and "pay-9" in item and "billing-agent" in item
+        finally:
+            browser.close()
+
+
+def test_console__a_reviewer_filters_then_bulk_approves_with_one_confirmation(
+    served: str, sqlite_engine: Engine, request: pytest.FixtureRequest
+) -> None:
+    """Filter, select all shown, one confirmation naming the count and the keys; a candidate
+    whose stored hash changed after the page loaded is refused on its own card."""
+    tenant = "acme"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install -e '.[test]'")
+    set_policy(sqlite_engine, tenant, "review_all")
+    with sqlite_engine.begin() as conn:
+        backend = create_principal(conn, "chat-backend", tenant, [Scope.PROPOSE])
+        reviewer = create_principal(conn, "alice-owner", tenant, [Scope.REVIEW, Scope.READ])
+    http = httpx.Client(
+        base_url=served, timeout=30, headers={"Authorization": f"Bearer {reviewer}"}
+    )
+    request.addfinalizer(http.close)
+    turns = [_turn(text, f"m{i}", i) for i, text in enumerate(CONVERSATION)]
+    r = http.post(
+        "/v1/turns", headers={"Authorization": f"Bearer {backend}"}, json={"turns": turns}
+    )
+    assert r.json() == {"stored": 4, "duplicates": 0}
+
+    def pending() -> dict[str, str]:
+        items = http.get("/v1/review/pending").json()["pending"]
+        return {p["normalized_key"]: p["proposal_id"] for p in items}
+
+    stated = ["preference.language", "preference.package_manager", "preference.ui_theme"]
+    assert sorted(pending()) == sorted([*stated, "preference.note"])
+    native_dialogs: list[str] = []
+
+    def native_dialog(dialog: Any) -> None:  # window.confirm/alert: recorded, then dismissed
+        native_dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    with sync_playwright() as playwright:
+        browser, page = _chromium_page(playwright)
+        page.on("dialog", native_dialog)
+        try:
+            page.goto(f"{served}/console")
+            page.fill("#api-key", reviewer)
+            page.click("#use-key")
+            page.wait_for_selector("article.candidate")
+            shown = page.locator("article.candidate:visible")
+            assert shown.count() == 4 and page.locator("#count").inner_text() == "4 pending"
+
+            # filters: by key, by reason (its option in words), by text in either language
+            page.select_option("#filter-key", "preference.ui_theme")
+            assert shown.locator(".value").all_inner_texts() == ["dark"]
+            page.select_option("#filter-key", "")
+            option = page.locator("#filter-reason option[value='explicit_instruction']")
+            assert option.inner_text() == in_words("explicit_instruction") != "explicit_instruction"
+            page.select_option("#filter-reason", "explicit_instruction")
+            assert shown.locator(".key").all_inner_texts() == ["preference.note"]
+            page.select_option("#filter-reason", "")
+            page.fill("#filter-text", "深色")
+            assert shown.locator(".value").all_inner_texts() == ["dark"]
+            page.fill("#filter-text", "")
+            page.select_option("#filter-reason", "first_person_durable")
+            assert sorted(shown.locator(".key").all_inner_texts()) == stated
+            page.check("#pick-all")
+            assert page.locator("#shown").inner_text() == "showing 3 of 4 · 3 selected"
+
+            # as if the language candidate changed after the page loaded: its stored hash is
+            # no longer the one on its card
+            language = pending()["preference.language"]  # asked before SQLite's write lock
+            with sqlite_engine.begin() as conn:
+                conn.execute(
+                    update(proposals)
+                    .where(proposals.c.proposal_id == language)
+                    .values(payload_hash="f" * 64)
+                )
+            page.click("#bulk-approve")
+            dialog = page.locator("#bulk-dialog")
+            assert dialog.is_visible()
+            assert page.locator("#bulk-title").inner_text() == "Approve 3 candidates?"
+            keys = page.locator("#bulk-keys li").all_inner_texts()
+            assert keys == [f"{k} × 1" for k in stated]
+            page.click("#bulk-confirm")
+            # the summary is written once every card has its outcome (no waiting on a clock;
+            # the page's CSP forbids the string evaluation wait_for_function would need)
+            page.locator("#status", has_text="Approved").wait_for()
+            assert page.locator("article.candidate.approved").count() == 2
+            assert not dialog.is_visible()
+            refused = page.locator("article.candidate.refused")
+            assert refused.locator(".key").inner_text() == "preference.language"
+            assert "payload_hash_mismatch" in refused.locator(".outcome").inner_text()
+            assert page.locator("#count").inner_text() == "2 pending"
+            assert "Approved 2 of 3; 1 refused" in page.locator("#status").inner_text()
+            memories = http.get("/v1/subjects/alice/recall").json()["memories"]
+            assert sorted(m["value"] for m in memories) == ["dark", "pnpm"]
+            assert sorted(pending()) == ["preference.language", "preference.note"]
+
+            # bulk reject: cancelling the confirmation decides nothing
+            page.select_option("#filter-reason", "")
+            page.locator("article.candidate", has_text="staging").locator(".pick").check()
+            assert page.locator("#shown").inner_text() == "showing 4 of 4 · 1 selected"
+            page.click("#bulk-reject")
+            assert page.locator("#bulk-title").inner_text() == "Reject 1 candidate?"
+            page.click("#bulk-cancel")
+            assert sorted(pending()) == ["preference.language", "preference.note"]
+            page.click("#bulk-reject")
+            page.click("#bulk-confirm")
+            page.wait_for_selector("article.candidate.rejected")
+            assert page.locator("#count").inner_text() == "1 pending"
+            assert sorted(pending()) == ["preference.language"]
+            assert native_dialogs == []  # the one confirmation is the page's own dialog
         finally:
             browser.close()

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, select
 
 from memwarden_curate import package
 from memwarden_curate.publish import publish, rollback
-from memwarden_curate.runs import CurateRefused, get_run
+from memwarden_curate.runs import CurateRefused
 from memwarden_curate.stages import (
     RulesRewriter,
     attest_plan,
@@ -33,6 +33,7 @@ from tests.curate_helpers import (
     sample_of,
     say_all,
     statement,
+    the_run,
     to_attested,
     values,
 )
@@ -64,7 +65,7 @@ def dispositions(engine: Engine, run_id: str) -> dict[str, dict[str, Any]]:
     from memwarden_curate.runs import current_plan
 
     with unit_of_work(engine) as uow:
-        folded, _ = current_plan(uow.conn, get_run(uow.conn, run_id))
+        folded, _ = current_plan(uow.conn, the_run(uow.conn, run_id))
     return {d["source"]: d for d in folded["dispositions"]}
 
 
@@ -73,7 +74,7 @@ def by_message(engine: Engine, tenant: str, run_id: str) -> dict[str, dict[str, 
     from memwarden_curate.runs import items_of
 
     with unit_of_work(engine) as uow:
-        items = items_of(get_run(uow.conn, run_id))
+        items = items_of(the_run(uow.conn, run_id))
     disp = dispositions(engine, run_id)
     return {i["evidence"][0]["message_id"]: disp[i["source"]] for i in items}
 
@@ -86,7 +87,7 @@ def test_snapshot__is_an_immutable_package_with_hash_header_and_jsonl(
     out = take_snapshot(who["planner"], tenant, ["u1"], engine=store)
     assert out["stage"] == "snapshot" and out["counts"]["sources"] == 10
     with unit_of_work(store) as uow:
-        run = get_run(uow.conn, out["run_id"])
+        run = the_run(uow.conn, out["run_id"])
     assert package.verify(run.package, out["hash"])
     lines = package.to_jsonl(run.package).splitlines()
     header = json.loads(lines[0])["header"]
@@ -114,7 +115,7 @@ def test_rules__duplicates_merges_and_dated_disagreements_in_both_languages(
     with unit_of_work(store) as uow:
         from memwarden_curate.runs import current_plan
 
-        folded, _ = current_plan(uow.conn, get_run(uow.conn, out["run_id"]))
+        folded, _ = current_plan(uow.conn, the_run(uow.conn, out["run_id"]))
     dated = sorted([e["said_at"][:10] for e in d["entries"]] for d in folded["disagreements"])
     assert dated == [["2026-05-05", "2026-05-06"], ["2026-05-10", "2026-05-11"]]
     (target,) = folded["targets"]
@@ -244,7 +245,7 @@ def by_kind(engine: Engine, run_id: str, kind: str) -> set[str]:
     from memwarden_curate.runs import items_of
 
     with unit_of_work(engine) as uow:
-        return {i["source"] for i in items_of(get_run(uow.conn, run_id)) if i["kind"] == kind}
+        return {i["source"] for i in items_of(the_run(uow.conn, run_id)) if i["kind"] == kind}
 
 
 def test_refusal__publish_without_an_attestation(store: Engine, tenant: str) -> None:

@@ -9,12 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from memwarden_curate.runs import get_run
 from memwarden_curate.stages import RulesRewriter, check_plan, make_plan, take_snapshot
 from memwarden_shared.contract.registry import default_registry
 from memwarden_shared.state.auth import Principal, Scope, create_principal
 from memwarden_shared.store.db import unit_of_work
-from tests.curate_helpers import say_all
+from tests.curate_helpers import say_all, the_run
 from tests.test_console_browser import _chromium_page, served  # noqa: F401 (fixture)
 from tests.test_curate import LINES
 
@@ -69,4 +68,4 @@ def test_console__a_reviewer_approves_and_an_attester_samples_and_signs(
         finally:
             browser.close()
     with unit_of_work(sqlite_engine) as uow:
-        assert get_run(uow.conn, run).stage == "attested"
+        assert the_run(uow.conn, run).stage == "attested"

@@ -170,6 +170,6 @@ def test_api__recall_during_a_publish_block_says_why_it_is_empty(
         assert r.json()["memories"] == [] and r.json()["protected_reason"] == "curate_publishing"
         assert c.get("/v1/subjects/u2/recall", headers=auth(read)).json()["memories"]
         with sqlite_engine.begin() as conn:
-            lift_blocks(conn, "run-x")
+            lift_blocks(conn, tenant, "run-x")
         r = c.get("/v1/subjects/u1/recall", headers=auth(read))
         assert r.json()["memories"] and r.json()["protected_reason"] is None

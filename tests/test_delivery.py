@@ -32,6 +32,7 @@ from memwarden_shared.store.schema import (
     proposals,
     suppressions,
 )
+from memwarden_shared.store.tenant_scope import all_tenants, tenant_scope
 from memwarden_usecases.pipeline import drain
 from tests.conftest import turn_dict
 
@@ -143,14 +144,16 @@ def test_relay_listener__subscribes_again_after_its_connection_is_killed(
     try:
         listener.wait()
         old_pid = listener.conn.info.backend_pid
-        with fresh_pg.connect() as conn:  # what a database restart does to the listener
+        # what a database restart does to the listener; as its own role (the application
+        # role: a role may end its own backends), not the system login of the test's scope
+        with tenant_scope("t-kill"), fresh_pg.connect() as conn:
             conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": old_pid})
             conn.commit()
         listener.wait()  # notices the loss, polls
         listener.wait()  # subscribes again
         assert listener.conn is not None
         assert listener.conn.info.backend_pid != old_pid
-        with fresh_pg.connect() as conn:
+        with tenant_scope("t-kill"), fresh_pg.connect() as conn:  # sees its own role's query
             listening = conn.execute(
                 text("SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN %'")
             ).scalar_one()
@@ -289,7 +292,8 @@ def test_deadletter_retry__the_event_runs_again_once_fixed(store: Engine, tenant
     _emit(store, tenant, 2)
     calls: list[str] = []
     consume("gate", _envelopes(store, tenant), _marking_handler(calls, f"{tenant}:1"), engine=store)
-    with unit_of_work(store) as uow:
+    # an operator tool (`memwarden deadletter retry`): it spans tenants, as the system login
+    with all_tenants("test: dead-letter retry"), unit_of_work(store) as uow:
         [dead] = list_dead_letters(uow.conn, tenant_id=tenant)
         assert retry_dead_letters(uow.conn, [dead.id], {"gate": "gate"}) == 1
         uow.commit()

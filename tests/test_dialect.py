@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import ast
 import uuid
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, func, select
@@ -173,19 +176,99 @@ def test_dialect__upsert_updates_only_where_its_condition_holds(store: Engine, t
 def test_memory_state__the_fact_key_lock_creates_each_new_key_once_whatever_repeats(
     store: Engine, picks: list[tuple[str, str]], split: int
 ) -> None:
-    # Two lock calls over overlapping key sets (the second repeats keys the first created),
-    # in one transaction: every key gets exactly one row, version 0, and is returned locked.
+    # Two lock calls over overlapping key sets (the second repeats keys the first locked),
+    # in one transaction: every key is returned locked, version 0, and nothing is written
+    # for a lock. Committing the first versions then writes exactly one row per key, with
+    # version 1 (one insert, no placeholder row updated: issue 23).
     tenant = "t-" + uuid.uuid4().hex[:10]
     keys = {memory_id_for(k): k for k in (_key(tenant, s, n) for s, n in picks)}
     first = dict(list(keys.items())[:split])
+
+    def stored(conn: Connection) -> list[tuple[str, int]]:
+        return sorted(
+            (r.memory_id, r.current_version)
+            for r in conn.execute(
+                select(fact_keys.c.memory_id, fact_keys.c.current_version).where(
+                    fact_keys.c.tenant_id == tenant
+                )
+            )
+        )
+
     with unit_of_work(store) as uow:
-        locked_first = memory_state.lock_fact_keys(uow.conn, first, utcnow())
-        locked = memory_state.lock_fact_keys(uow.conn, keys, utcnow())
-        again = memory_state.lock_memories(uow.conn, keys)
-        rows = uow.conn.execute(
-            select(fact_keys.c.memory_id).where(fact_keys.c.tenant_id == tenant)
-        ).all()
+        now = utcnow()
+        locked_first = memory_state.lock_fact_keys(uow.conn, first, now)
+        locked = memory_state.lock_fact_keys(uow.conn, keys, now)
+        before = stored(uow.conn)
+        memory_state.commit_versions(
+            uow.conn,
+            [
+                memory_state.NewVersion(
+                    fact_row=row,
+                    value="v",
+                    proposal_id=f"p-{mid}",
+                    message_id="m1",
+                    message_revision=1,
+                    auto=True,
+                    valid_from=now,
+                    expires_at=None,
+                )
+                for mid, row in sorted(locked.items())
+            ],
+            now,
+        )
+        after = stored(uow.conn)
     assert set(locked_first) == set(first)
-    assert set(locked) == set(again) == set(keys)
-    assert sorted(r.memory_id for r in rows) == sorted(keys)
+    assert set(locked) == set(keys)
     assert {r["current_version"] for r in locked.values()} == {0}
+    assert before == []
+    assert after == [(mid, 1) for mid in sorted(keys)]
+
+
+def _first_version(row: dict[str, Any], now: datetime) -> memory_state.NewVersion:
+    return memory_state.NewVersion(
+        fact_row=row,
+        value="v",
+        proposal_id="p-1",
+        message_id="m1",
+        message_revision=1,
+        auto=True,
+        valid_from=now,
+        expires_at=None,
+    )
+
+
+def test_memory_state__a_commit_on_a_key_that_moved_raises_and_overwrites_nothing(
+    store: Engine, tenant: str
+) -> None:
+    # The compare-and-set guard, for a stored key (its version moved) and for a new one (a
+    # row appeared that the lock did not see): both raise; the caller rolls back.
+    key = _key(tenant, "u1", "a.b")
+    mid = memory_id_for(key)
+    with unit_of_work(store) as uow:
+        now = utcnow()
+        new = memory_state.lock_fact_keys(uow.conn, {mid: key}, now)[mid]
+        uow.conn.execute(
+            fact_keys.insert().values(**key, memory_id=mid, current_version=3, updated_at=now)
+        )
+        with pytest.raises(memory_state.CompareAndSetFailed):
+            memory_state.commit_versions(uow.conn, [_first_version(new, now)], now)
+    with unit_of_work(store) as uow:
+        now = utcnow()
+        row = memory_state.lock_fact_keys(uow.conn, {mid: key}, now)[mid]
+        memory_state.commit_versions(uow.conn, [_first_version(row, now)], now)
+        uow.conn.execute(
+            fact_keys.update().where(fact_keys.c.memory_id == mid).values(current_version=7)
+        )
+        stale = {
+            **row,
+            "current_version": 1,
+            "id": uow.conn.execute(
+                select(fact_keys.c.id).where(fact_keys.c.memory_id == mid)
+            ).scalar_one(),
+        }
+        with pytest.raises(memory_state.CompareAndSetFailed):
+            memory_state.commit_versions(uow.conn, [_first_version(stale, now)], now)
+        version = uow.conn.execute(
+            select(fact_keys.c.current_version).where(fact_keys.c.memory_id == mid)
+        ).scalar_one()
+    assert version == 7

@@ -59,6 +59,7 @@ def pipeline_processes(fresh_pg_url: str, tmp_path: Path) -> Iterator[str]:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()  # reap it: no zombie, no Popen ResourceWarning
             log.close()
         for path in sorted(tmp_path.glob("*.log")):
             sys.stderr.write(f"--- {path.name}\n{path.read_text()[-3000:]}\n")

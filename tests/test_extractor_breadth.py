@@ -177,7 +177,8 @@ def test_grounding__an_event_time_must_be_one_the_sentence_says() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("I keep all my data in MariaDB.", []),  # no verb of preference the router knows
+        # no verb of preference the tool router knows: only the owner's words, as a stance note
+        ("I keep all my data in MariaDB.", [("preference.note", "I keep all my data in MariaDB")]),
         ("I build every API with NestJS.", [("preference.framework", "NestJS")]),
         ("My daily driver is Fedora, it's the OS I code on.", [("preference.os", "Fedora")]),
         ("I use nushell as my shell.", [("preference.shell", "nushell")]),
@@ -187,11 +188,14 @@ def test_grounding__an_event_time_must_be_one_the_sentence_says() -> None:
         ("我的网站都部署在华为云上。", [("preference.cloud", "华为云")]),
         ("我平时用 Debian 做开发。", [("preference.os", "Debian")]),
         ("我一般用 bash 写运维脚本。", [("preference.shell", "bash")]),
-        # a word that is also a tool needs the key's noun
-        ("I like fish.", []),
-        ("I love spring in Kyoto.", []),
-        # two tools of one key: ambiguous
-        ("I use MySQL and SQLite for my databases.", []),
+        # a word that is also a tool needs the key's noun (the stance is still a note)
+        ("I like fish.", [("preference.note", "I like fish")]),
+        ("I love spring in Kyoto.", [("preference.note", "I love spring in Kyoto")]),
+        # two tools of one key: ambiguous for the key, kept whole as a note
+        (
+            "I use MySQL and SQLite for my databases.",
+            [("preference.note", "I use MySQL and SQLite for my databases")],
+        ),
     ],
 )
 def test_extract__tool_preferences(text: str, expected: list[tuple[str, str]]) -> None:
@@ -407,8 +411,9 @@ GATE_CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     ("diet", "记住我不吃香菜。", SATURDAY, {"outcome": "not_auto"}),
     ("allergy", "I'm allergic to bee stings.", MONDAY, {"outcome": "not_auto"}),
     ("other-pet", "My colleague's parrot is called Rio.", MONDAY, {"outcome": "no_commit"}),
-    ("choice-note", "I draft everything in Typora, not Word.", MONDAY,
-     {"outcome": "commit", "value_has": ["typora"]}),
+    # (a name the lexicon knows: an unknown product name goes to the owner, deny by default)
+    ("choice-note", "I draft everything in Obsidian, not Word.", MONDAY,
+     {"outcome": "commit", "value_has": ["obsidian"]}),
     ("choice-note-zh", "我用 Bitbucket，不用 GitHub。", SATURDAY,
      {"outcome": "commit", "value_has": ["bitbucket"]}),
     ("standing-imperative", "Prefer Vitest for my projects, not Jest.", MONDAY,

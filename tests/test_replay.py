@@ -34,6 +34,9 @@ from memwarden_shared.store.schema import (
 from memwarden_usecases import replay as replay_use_case
 from memwarden_usecases.pipeline import drain
 
+# `memwarden replay` is a system process (it spans tenants): as the system login.
+pytestmark = pytest.mark.spans_tenants
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -329,7 +329,8 @@ def test_replay_distributed__a_bad_line_refuses_before_any_chunk_unless_skipped(
 ) -> None:
     path = write_history(tmp_path / "history.jsonl", subjects=3, sessions=2, turns=3)
     with path.open("a", encoding="utf-8") as out:
-        out.write('{"subject_id": "u1", "text": "no ids"}\n')
+        # (a turn needs only a subject and a text, ids are derived: this one's text is no text)
+        out.write('{"subject_id": "u1", "text": 3}\n')
     code, text = cluster.replay(str(path), "--tenant", "t-bad", "--run-id", "bad")
     assert code == 2 and "byte" in text and "--skip-bad" in text and "Traceback" not in text
     assert chunk_rows(engine, "bad") == []

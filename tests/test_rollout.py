@@ -34,7 +34,7 @@ from memwarden_shared.observe.rollout import (
     routes_to_canary,
 )
 from memwarden_shared.store.db import engine_for, unit_of_work, utcnow
-from memwarden_shared.store.schema import outbox, proposals
+from memwarden_shared.store.schema import outbox, proposals, switch_quarantine
 from tests.rollout_helpers import ingest_round, unregister_version
 
 BAD = "bad-canary-1"
@@ -235,12 +235,22 @@ def test_rollout__a_bad_canary_is_rolled_back_and_its_pending_proposals_go_to_re
     leftovers = [
         p for p in rows if p.extractor_version == BAD and p.proposal_id not in decided_early
     ]
-    # Undecided canary proposals went to review; forged ones stay refused; none committed.
-    reviewed = [p for p in leftovers if p.decision == "NEEDS_CONFIRMATION"]
-    assert reviewed and all(p.state == "pending" for p in reviewed)
-    assert all("extractor_rolled_back" in json.loads(p.reasons) for p in reviewed)
-    assert {p.decision for p in leftovers} == {"NEEDS_CONFIRMATION", "REJECT"}
-    note(f"round 1 leftovers: {len(reviewed)} canary proposals pending review, none committed")
+    # Undecided canary proposals: the rollback also closed the tenant's commit switch (hard
+    # rollback, issue 24), so they are held with the decision they would have had (review,
+    # extractor_rolled_back); forged ones stay refused; none committed.
+    held = [p for p in leftovers if p.decision == "QUARANTINE"]
+    assert held and all(json.loads(p.reasons) == ["commit_switch_closed"] for p in held)
+    with pg_engine.connect() as conn:
+        would_be = {
+            r.proposal_id: (r.would_be_decision, json.loads(r.would_be_reasons))
+            for r in conn.execute(
+                select(switch_quarantine).where(switch_quarantine.c.tenant_id == tenant)
+            )
+        }
+    assert all(would_be[p.proposal_id][0] == "NEEDS_CONFIRMATION" for p in held)
+    assert all("extractor_rolled_back" in would_be[p.proposal_id][1] for p in held)
+    assert {p.decision for p in leftovers} == {"QUARANTINE", "REJECT"}
+    note(f"round 1 leftovers: {len(held)} canary proposals held by the switch, none committed")
 
     # Round 3: the env still names the canary; the stored rollback keeps routing on stable.
     assert get_settings().extractor_canary == f"{BAD}:30"

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy.exc import OperationalError
 
 from memwarden_gate.io import decide_batch
 from memwarden_ingest.io import IngestRefused, ingest_turns
@@ -207,6 +208,7 @@ def first_deliveries(conn: Connection, consumer: str, event_keys: list[str]) -> 
     return new_keys(step)
 
 
+@pytest.mark.spans_tenants  # plays a consumer: the inbox is a system table
 def test_inbox__a_key_is_new_exactly_once(store: Engine, tenant: str) -> None:
     with unit_of_work(store) as uow:
         assert first_deliveries(uow.conn, "test", [f"{tenant}:a", f"{tenant}:b"]) == {
@@ -216,3 +218,15 @@ def test_inbox__a_key_is_new_exactly_once(store: Engine, tenant: str) -> None:
         uow.commit()
     with unit_of_work(store) as uow:
         assert first_deliveries(uow.conn, "test", [f"{tenant}:a", f"{tenant}:c"]) == {f"{tenant}:c"}
+
+
+@pytest.mark.postgres
+def test_unit_of_work__a_connection_the_server_drops_raises_the_retryable_error(
+    pg_engine: Engine,
+) -> None:
+    """The server ends the session mid-transaction (as a restart does): the caller sees the
+    OperationalError it retries on, not a PendingRollbackError from the cleanup."""
+    with pytest.raises(OperationalError), unit_of_work(pg_engine) as uow:
+        uow.conn.execute(text("select pg_terminate_backend(pg_backend_pid())"))
+    with unit_of_work(pg_engine) as uow:  # the pool hands out a live connection again
+        assert uow.conn.execute(text("select 1")).scalar_one() == 1

@@ -9,13 +9,14 @@ in ``pg_stat_activity`` when a worker holds a transaction open and kill it right
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,12 @@ from sqlalchemy import Engine, text
 
 # Short on purpose: recovery must take at most this plus a batch (SPEC §8.1).
 REDELIVER_SECONDS = 3
+
+# A wait fails when nothing it watches has moved for this long, however long it has run:
+# on a loaded machine work is slower, not stopped, and a wall-clock budget cannot tell the
+# two apart (issue 22 item 5). Long enough for a relay's redelivery deadline, a consumer's
+# retry budget and a batch under a load of 20 on two cores.
+PROGRESS_IDLE_SECONDS = 90.0
 
 
 def free_port() -> int:
@@ -42,6 +49,49 @@ def wait_for(condition: Callable[[], bool], seconds: float, what: str, step: flo
             raise AssertionError(f"{what}: not reached within {seconds:.0f}s")
         time.sleep(step)
     return time.monotonic() - t0
+
+
+def wait_progressing(
+    done: Callable[[], bool],
+    progress: Callable[[], Hashable],
+    what: str,
+    idle_seconds: float = PROGRESS_IDLE_SECONDS,
+    step: float = 0.5,
+) -> float:
+    """Poll ``done`` until it holds; fail only when ``progress()`` (a token of how far the
+    work got, e.g. counts that move only towards the goal) has not changed for
+    ``idle_seconds``. Returns the seconds it took."""
+    t0 = last_change = time.monotonic()
+    mark = progress()
+    while not done():
+        now = time.monotonic()
+        token = progress()
+        if token != mark:
+            mark, last_change = token, now
+        elif now - last_change > idle_seconds:
+            raise AssertionError(
+                f"{what}: no progress for {idle_seconds:.0f}s "
+                f"(after {now - t0:.0f}s in all; stuck at {mark})"
+            )
+        time.sleep(step)
+    return time.monotonic() - t0
+
+
+def cpu_ticks(pid: int) -> int:
+    """CPU time (user + system, in clock ticks) of ``pid`` and its children; 0 once gone.
+    A process that is importing or working uses CPU; one that is stuck does not."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        # after the command: state ppid ... utime (12th) stime (13th), 0-based from state
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])
+    return total
 
 
 class RedisServer:
@@ -66,7 +116,12 @@ class RedisServer:
             self.proc = self._spawn(binary, log)
         client = redis.Redis.from_url(self.url)
         try:
-            wait_for(lambda: _pings(client), 20, "private redis up", 0.05)
+            wait_progressing(
+                lambda: _pings(client),
+                lambda: self.proc is not None and cpu_ticks(self.proc.pid),
+                "private redis up",
+                step=0.05,
+            )
         finally:
             client.close()
 
@@ -190,10 +245,27 @@ class Fleet:
                 proc.wait(5)
 
     def log_tail(self, chars: int = 2500) -> str:
+        """Each process's log: its error records whole (a failure's cause is rarely in the
+        last lines of a busy log), then its tail."""
         parts = []
         for path in sorted(self.log_dir.glob("*.log")):
-            parts.append(f"--- {path.name}\n{path.read_text(errors='replace')[-chars:]}")
+            text = path.read_text(errors="replace")
+            errors = error_records(text)
+            if errors:
+                parts.append(f"--- {path.name}: {len(errors)} error record(s)\n" + "".join(errors))
+            parts.append(f"--- {path.name}\n{text[-chars:]}")
         return "\n".join(parts)
+
+    def wait_ready(self, names: list[str]) -> float:
+        """Until every worker of ``names`` consumes. Progress: another one became ready, or
+        the starting ones used CPU (importing under load is slow, not stuck)."""
+
+        def progress() -> tuple[int, int]:
+            ready = sum(self.ready([n]) for n in names)
+            ticks = sum(cpu_ticks(self.procs[n].pid) for n in names)
+            return ready, ticks
+
+        return wait_progressing(lambda: self.ready(names), progress, "workers ready")
 
     def ready(self, names: list[str]) -> bool:
         """Celery workers print ``ready.`` once they consume; relays are ready when running."""
@@ -232,6 +304,20 @@ def holds_transaction(engine: Engine, name: str) -> bool:
                 text(
                     "SELECT count(*) FROM pg_stat_activity WHERE application_name = :n "
                     "AND xact_start IS NOT NULL AND pid <> pg_backend_pid()"
+                ),
+                {"n": name},
+            ).scalar_one()
+        )
+
+
+def lock_waiters(engine: Engine, name: str) -> int:
+    """How many of the process ``name``'s connections wait for a lock in PostgreSQL."""
+    with engine.connect() as conn:
+        return int(
+            conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = :n "
+                    "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
                 ),
                 {"n": name},
             ).scalar_one()
@@ -324,3 +410,15 @@ def fleet_running(fleet: Fleet) -> Iterator[Fleet]:
         yield fleet
     finally:
         fleet.stop_all()
+
+
+# a log record starts with its timestamp; the lines after it up to the next record belong to it
+_RECORD_START = re.compile(r"^\d{4}-\d\d-\d\dT", re.MULTILINE)
+_ERROR_LEVEL = re.compile(r"\[(?:error|critical|exception)\s*\]|Traceback \(most recent")
+
+
+def error_records(text: str, limit: int = 5) -> list[str]:
+    """The first ``limit`` records of a process log at error level, with their tracebacks."""
+    starts = [m.start() for m in _RECORD_START.finditer(text)] or [0]
+    records = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return [r for r in records if _ERROR_LEVEL.search(r)][:limit]

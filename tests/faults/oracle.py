@@ -53,6 +53,17 @@ class Snapshot:
             "undecided": len(self.undecided),
         }
 
+    def progress(self) -> tuple[int, ...]:
+        """Counts that move only as work gets done (a redelivery loop moves none of them)."""
+        return (
+            self.unconsumed,
+            len(self.undecided),
+            self.proposals,
+            len(self.indexed),
+            len(self.current),
+            sum(f[4] for f in self.facts.values()),
+        )
+
     def settled(self) -> bool:
         return (
             self.unconsumed == 0

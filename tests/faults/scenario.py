@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,10 +23,8 @@ from memwarden_shared.store.schema import proposals
 from memwarden_shared.store.tenant_scope import tenant_scope
 from memwarden_usecases.pipeline import drain
 from tests.faults import oracle
-from tests.faults.harness import REDELIVER_SECONDS, Fleet, memwarden_command, wait_for
+from tests.faults.harness import Fleet, cpu_ticks, memwarden_command, wait_progressing
 from tests.faults.workload import TENANT, Workload
-
-SETTLE_SECONDS = REDELIVER_SECONDS + 60  # the deadline of issue 9: redelivery plus a minute
 
 
 @dataclass
@@ -95,16 +93,19 @@ def ingest_twice(
 class CommandIssuer(threading.Thread):
     """Revokes and forgets each target message once its proposals were decided, while the
     rest of the workload is still in flight (the in-order meaning: the command follows the
-    turn it undoes). Transient database errors are retried: the owner would retry too."""
+    turn it undoes). Transient database errors are retried: the owner would retry too.
 
-    def __init__(self, engine: Engine, workload: Workload, seconds: float) -> None:
+    No deadline of its own: it runs until every command is issued or ``stop`` is set (the
+    settle phase sets it when the pipeline made no progress for a while)."""
+
+    def __init__(self, engine: Engine, workload: Workload) -> None:
         super().__init__(daemon=True)
         self.engine = engine
         self.todo: dict[str, Callable[..., object]] = {
             **{m: revoke_message for m in workload.revoke},
             **{m: forget_message for m in workload.forget},
         }
-        self.deadline = time.monotonic() + seconds
+        self.stop = threading.Event()
         self.issued = 0
 
     def run(self) -> None:
@@ -113,7 +114,7 @@ class CommandIssuer(threading.Thread):
             self._issue()
 
     def _issue(self) -> None:
-        while self.todo and time.monotonic() < self.deadline:
+        while self.todo and not self.stop.is_set():
             try:
                 with self.engine.connect() as conn:
                     decided = set(
@@ -130,7 +131,13 @@ class CommandIssuer(threading.Thread):
                     self.issued += 1
             except OperationalError:
                 pass  # the database is restarting; try again
-            time.sleep(0.3)
+            self.stop.wait(0.3)
+
+
+def wait_exit(proc: subprocess.Popen[bytes], what: str) -> int:
+    """The process's exit code, waiting as long as it keeps using CPU."""
+    wait_progressing(lambda: proc.poll() is not None, lambda: cpu_ticks(proc.pid), what)
+    return int(proc.returncode)
 
 
 def settle_and_compare(
@@ -141,28 +148,36 @@ def settle_and_compare(
     fleet: Fleet,
     commands: CommandIssuer,
 ) -> None:
-    """Wait for quiescence (no operator action), then fill in the comparison."""
+    """Wait for quiescence (no operator action), then fill in the comparison.
+
+    Settled means: nothing unconsumed, nothing undecided, the index equal to the projection
+    and every command issued, still so a second later. The wait fails only when neither the
+    store nor the command issuer moved for ``PROGRESS_IDLE_SECONDS``."""
     t0 = time.monotonic()
-    # The owner keeps issuing until the settle deadline counted from the end of the faults
-    # (a loaded machine may still be deciding the last targets' turns when the faults end).
-    commands.deadline = max(commands.deadline, t0 + SETTLE_SECONDS)
-    commands.join(SETTLE_SECONDS)  # one budget for both: the issuer stops at its deadline
-    outcome.commands_not_applied = sorted(commands.todo)
     stable = {"n": 0}
 
     def settled() -> bool:
         try:
-            done = oracle.snapshot(run_engine, TENANT).settled()
+            done = oracle.snapshot(run_engine, TENANT).settled() and not commands.todo
         except OperationalError:
             done = False
         stable["n"] = stable["n"] + 1 if done else 0
         return stable["n"] >= 3  # still settled a second later: not a gap between batches
 
+    def progress() -> Hashable:
+        try:
+            return (oracle.snapshot(run_engine, TENANT).progress(), commands.issued)
+        except OperationalError:
+            return None  # the database is down: no progress to see
+
     try:
-        wait_for(settled, max(SETTLE_SECONDS - (time.monotonic() - t0), 1), "quiescence", 0.5)
+        wait_progressing(settled, progress, "quiescence")
         outcome.settle_seconds = time.monotonic() - t0
     except AssertionError as exc:
         outcome.problems.append(str(exc))
+    commands.stop.set()
+    commands.join(30)
+    outcome.commands_not_applied = sorted(commands.todo)
     run = oracle.snapshot(run_engine, TENANT)
     expected = embedded_oracle(workload, workdir)
     outcome.diff = oracle.compare(run, expected)

@@ -21,13 +21,13 @@ from tests.faults.harness import (
     wait_for,
 )
 from tests.faults.scenario import (
-    SETTLE_SECONDS,
     CommandIssuer,
     Outcome,
     assert_clean,
     ingest_twice,
     pg_engine_for,
     settle_and_compare,
+    wait_exit,
 )
 from tests.faults.workload import Workload, build
 
@@ -52,7 +52,7 @@ def fleet(fresh_pg_url: str, redis_server: RedisServer, tmp_path: Path) -> Itera
     fleet = Fleet(fresh_pg_url, redis_server.url, logs)
     names = standard_fleet(fleet)
     try:
-        wait_for(lambda: fleet.ready(names), 90, "workers ready", 0.5)
+        fleet.wait_ready(names)
         yield fleet
     finally:
         fleet.stop_all()
@@ -81,7 +81,7 @@ def test_chaos__killed_workers_relay_and_redis_settle_to_the_embedded_state(
         )
         for i in range(CHUNKS)
     ]
-    commands = CommandIssuer(engine, workload, seconds=SETTLE_SECONDS + 40)
+    commands = CommandIssuer(engine, workload)
     ingests = ingest_twice(fleet, chunks[0], fleet.log_dir, "0")
     commands.start()
 
@@ -121,7 +121,7 @@ def test_chaos__killed_workers_relay_and_redis_settle_to_the_embedded_state(
             ingests += ingest_twice(fleet, chunks[chunk_at[step]], fleet.log_dir, str(step))
         fault()
         time.sleep(1.0)
-    outcome.ingest_exit_codes = [p.wait(120) for p in ingests]
+    outcome.ingest_exit_codes = [wait_exit(p, "ingest") for p in ingests]
     settle_and_compare(outcome, engine, workload, tmp_path, fleet, commands)
     engine.dispose()
     assert_clean(outcome)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from memwarden_shared.config import get_settings
 from memwarden_shared.store.db import migrate
 from tests.faults.harness import (
     Fleet,
@@ -29,13 +30,13 @@ from tests.faults.harness import (
     wait_for,
 )
 from tests.faults.scenario import (
-    SETTLE_SECONDS,
     CommandIssuer,
     Outcome,
     assert_clean,
     ingest_twice,
     pg_engine_for,
     settle_and_compare,
+    wait_exit,
 )
 from tests.faults.workload import build
 
@@ -49,13 +50,19 @@ RETRY_ENV = {
     "MEMWARDEN_BACKOFF_BASE_SECONDS": "0.5",
     "MEMWARDEN_BACKOFF_MAX_SECONDS": "2",
     "MEMWARDEN_RELAY_LEASE_SECONDS": "3",
+    # the scratch cluster has no system login: its workers connect as its owner, which sees
+    # every tenant (the suite's own system login exists only in the shared cluster)
+    "MEMWARDEN_SYSTEM_DB_USER": "",
 }
 OUTAGE_SECONDS = 20
 
 
 @pytest.fixture
-def cluster() -> Iterator[ScratchCluster]:
-    """A migrated ``memwarden`` database in a cluster of the test's own."""
+def cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScratchCluster]:
+    """A migrated ``memwarden`` database in a cluster of the test's own. It has no system
+    login, so this process, as its workers (``RETRY_ENV``), connects as the cluster's owner."""
+    monkeypatch.setenv("MEMWARDEN_SYSTEM_DB_USER", "")
+    get_settings.cache_clear()
     # /tmp, not tmp_path: the postgres user must reach it through every parent directory
     scratch = ScratchCluster(Path(tempfile.mkdtemp(prefix="mw-scratch-")))
     try:
@@ -75,6 +82,8 @@ def cluster() -> Iterator[ScratchCluster]:
         yield scratch
     finally:
         scratch.destroy()
+        monkeypatch.undo()
+        get_settings.cache_clear()
 
 
 def test_pg_stop__an_immediate_stop_longer_than_the_retry_budget_settles_by_itself(
@@ -90,11 +99,11 @@ def test_pg_stop__an_immediate_stop_longer_than_the_retry_budget_settles_by_itse
     workload = build(subjects=30, turns_per_subject=20, seed=11)
     outcome = Outcome("postgres immediate stop", len(workload.turns))
     try:
-        wait_for(lambda: fleet.ready(names), 90, "workers ready", 0.5)
+        fleet.wait_ready(names)
         path = workload.write_jsonl(tmp_path / "turns.jsonl")
-        commands = CommandIssuer(engine, workload, seconds=SETTLE_SECONDS + OUTAGE_SECONDS + 60)
+        commands = CommandIssuer(engine, workload)
         ingests = ingest_twice(fleet, path, logs, "all")
-        outcome.ingest_exit_codes = [p.wait(120) for p in ingests]
+        outcome.ingest_exit_codes = [wait_exit(p, "ingest") for p in ingests]
         commands.start()
         # stop while some stage holds a transaction open (or after 20 s, whatever runs)
         busy = ["extractor-1", "gate-1", "gate-2", "vector_sink-1", "vector_sink-2"]
