@@ -11,11 +11,8 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
+from memwarden_shared.config import get_settings
 from memwarden_shared.store.db import engine_for, migrate
-
-# A benchmark's synthetic traffic is a burst by design: the anomaly detector would send it to
-# review and the figures would measure another path. Counting still runs (its cost is real).
-os.environ.setdefault("MEMWARDEN_ANOMALY_ENABLED", "false")
 
 PG_URL = os.environ.get(
     "MEMWARDEN_BENCH_PG_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
@@ -24,7 +21,15 @@ PG_URL = os.environ.get(
 
 @contextmanager
 def scratch_database(keep: bool = False) -> Iterator[Engine]:
-    """A fresh, migrated PostgreSQL database, dropped afterwards unless ``keep``."""
+    """A fresh, migrated PostgreSQL database, dropped afterwards unless ``keep``.
+
+    A benchmark's synthetic traffic is a burst by design: the anomaly detector would send it
+    to review and the figures would measure another path, so a bench's database comes with
+    the detector off (counting still runs: its cost is real). Set here, when a bench runs,
+    not when its module is imported: a test that imports a bench's harness keeps its own
+    settings."""
+    os.environ.setdefault("MEMWARDEN_ANOMALY_ENABLED", "false")
+    get_settings.cache_clear()
     name = "mw_bench_" + uuid.uuid4().hex[:8]
     admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:

@@ -183,7 +183,7 @@ def main() -> None:
         assert not checked["problems"], checked["problems"][:5]
         timed("review", f, lambda: review_plan(reviewer, run, engine=engine))
         with unit_of_work(engine) as uow:
-            items = items_of(get_run(uow.conn, run))
+            items = items_of(get_run(uow.conn, run, tenant))
         sample = sorted({i["kind"]: i["source"] for i in items}.values())
         statement = {"plan_hash": planned["plan_hash"], "saw_catalogue": True, "sampled": sample}
         timed("attest", f, lambda: attest_plan(attester, run, statement, engine=engine))

@@ -3,7 +3,12 @@
 1. Per-proposal transactions through the real code (`decide_batch([p])`) at 1, 4 and 16
    concurrent clients, side by side with pgbench running the raw SQL of the same commit
    transaction against the same schema at the same concurrency.
-2. The batched path replay uses: many proposals per transaction.
+2. The batched path replay uses: many proposals per transaction, divided by the raw rate of
+   the gate's own writes on the same database (``bench/limit.py``, set-based, pipelined,
+   the same batch size, one client).
+
+Each figure is printed with the load average while it was measured; the run ends with
+``limit_ratio gate_batched=`` and ``limit_ratio gate_single_c1=``.
 
     .venv/bin/python bench/gate_throughput.py [--proposals 4000] [--batch 500]
 """
@@ -26,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
+from bench import limit
 from bench.common import scratch_database
+from bench.load import watch_load
 from memwarden_extractor.io import with_id
 from memwarden_extractor.rules import extract
 from memwarden_gate.io import decide_batch
@@ -143,18 +150,30 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=4000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--clients", default="1,4,16", help="comma-separated client counts")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores; PostgreSQL on loopback; each row is measured")
+    ratios: dict[int, float] = {}
     with scratch_database() as engine:
-        print("clients | gate (real code) proposals/s | pgbench raw commit tx/s | ratio")
-        for clients in (1, 4, 16):
+        print("clients | gate (real code) proposals/s | pgbench raw commit tx/s | ratio | load")
+        for clients in (int(c) for c in args.clients.split(",")):
             proposals = make_proposals(engine, f"c{clients}", args.proposals)
-            gate = per_proposal(engine, proposals, clients)
-            raw = pgbench(engine, clients, args.seconds)
-            print(f"{clients:7d} | {gate:28.0f} | {raw:23.0f} | {gate / raw:5.2f}")
+            with watch_load() as load:
+                gate = per_proposal(engine, proposals, clients)
+                raw = pgbench(engine, clients, args.seconds)
+            ratios[clients] = gate / raw
+            print(f"{clients:7d} | {gate:28.0f} | {raw:23.0f} | {gate / raw:5.2f} | {load.text()}")
         proposals = make_proposals(engine, "batched", args.proposals * 2)
-        rate = batched(engine, proposals, args.batch)
-        print(f"batched gate path, {args.batch} proposals per transaction: {rate:.0f} proposals/s")
+        with watch_load() as load:
+            rate = batched(engine, proposals, args.batch)
+            raw_gate = limit.measure(engine, args.proposals * 2, args.batch).gate_per_s
+        print(
+            f"batched gate path, {args.batch} proposals per transaction: {rate:.0f} proposals/s; "
+            f"raw gate writes {raw_gate:.0f}/s; ratio {rate / raw_gate:.2f}; {load.text()}"
+        )
+    print(f"limit_ratio gate_batched={rate / raw_gate:.2f}")
+    if 1 in ratios:
+        print(f"limit_ratio gate_single_c1={ratios[1]:.2f}")
 
 
 if __name__ == "__main__":

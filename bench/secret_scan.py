@@ -3,8 +3,10 @@
     .venv/bin/python bench/secret_scan.py [--rounds 7]
 
 Per proposal the gate scans its ids (inside pydantic validation), its message and its value
-(issue 14). Figures are CPU time (``time.process_time``), the best of ``--rounds`` passes, so
-load from other processes on a shared machine moves them little. Run it on two commits to
+(issue 14); ingest masks every message once (``mask_secrets``, issue 21: vendor formats and
+checksums, then shapes, cue windows, encodings and catalogues, then the session window).
+Figures are CPU time (``time.process_time``), the best of ``--rounds`` passes, so load from
+other processes on a shared machine moves them little. Run it on two commits to
 compare them; results are not checked here (tests and ``bench/secret_corpus.py`` do that).
 """
 
@@ -21,7 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.gate_throughput import SENTENCES
 from memwarden_shared.contract.models import _holds_secret
+from memwarden_shared.detect.secret_mask import mask_secrets
 from memwarden_shared.detect.secrets import find_secrets, secret_kinds
+
+try:  # issue 21: the shape scan; absent on a commit before it, so the bench runs on both
+    from memwarden_shared.detect.secret_shape_scan import scan_shapes, value_secret_kinds
+except ImportError:
+    scan_shapes = value_secret_kinds = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +95,15 @@ def main() -> None:
         ("secret_kinds, gate values", secret_kinds, VALUES),
         ("id check, labelled-set ids", check_id, set_ids),
         ("find_secrets, labelled-set messages", find_secrets, set_texts),
+        ("mask_secrets (ingest), gate messages", mask_secrets, SENTENCES),
+        ("mask_secrets (ingest), labelled-set messages", mask_secrets, set_texts),
     ]
+    if scan_shapes is not None:
+        rows += [
+            ("scan_shapes, gate messages", scan_shapes, SENTENCES),
+            ("scan_shapes, labelled-set messages", scan_shapes, set_texts),
+            ("value_secret_kinds, gate values", value_secret_kinds, VALUES),
+        ]
     costs = {}
     for label, fn, inputs in rows:
         if inputs:
