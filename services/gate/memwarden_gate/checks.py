@@ -23,6 +23,7 @@ from memwarden_shared.contract.models import (
     Source,
 )
 from memwarden_shared.contract.registry import KeySpec, Registry, Sensitivity
+from memwarden_shared.detect.credential_talk import mentions_credential, names_a_credential
 from memwarden_shared.detect.grounding import ungrounded_reason
 from memwarden_shared.detect.secret_mask import MaskedSpan, touches
 from memwarden_shared.detect.secret_shape_scan import value_secret_kinds
@@ -40,7 +41,6 @@ from memwarden_shared.text.classifier import (
     note_may_stand,
 )
 from memwarden_shared.text.fold import Level, fold_text
-from memwarden_shared.text.prefilter import prefiltered
 from memwarden_shared.text.segmenter import is_complete_utterance
 
 # A session-scoped task fact may outlive its turn by at most this much and still count as
@@ -62,17 +62,6 @@ OWNER_NOTE_KEYS = frozenset({"preference.note", "decision.note"})
 # goes to the owner even when the value keeps the negation, unless the owner asked to
 # remember it ("Remember that I never …") (issue 21 item 6).
 CATCH_ALL_NOTE_KEYS = frozenset({"preference.note", "profile.note"})
-# A sentence that points at a credential ("the deploy key", "密钥") in a message that holds a
-# secret elsewhere is a note about that secret: rejected like the secret itself.
-_CREDENTIAL_WORD = prefiltered(
-    re.compile(
-        r"\b(?:key|keys|token|tokens|password|passwords|passphrase|secret|secrets|credential"
-        r"|credentials|api[- ]?key|ssh|pem|cert|certificate|seed phrase|recovery code|pin"
-        r"|login|logins|passcode|passcodes|code|codes|combination|mnemonic|answer)\b"
-        r"|密钥|私钥|公钥|密码|口令|令牌|凭据|凭证|证书|助记词|秘钥|token|密保|答案|备用码|恢复码|暗号",
-        re.IGNORECASE,
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -291,7 +280,7 @@ def _secret_touches_span(msg: StoredMessage, p: MemoryProposal) -> bool:
 def _note_on_secret(msg: StoredMessage, span: str) -> bool:
     """A sentence about a credential in a message that holds one ("Remember this deploy
     key:" with the private key on the next lines)."""
-    if not _CREDENTIAL_WORD.search(span):
+    if not mentions_credential(span):
         return False
     # ingest masked the secret itself; its record says one was there
     return bool(msg.masked_spans) or msg.secret_unlocated or bool(find_secrets(msg.text))
@@ -301,6 +290,8 @@ def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessme
     text = span + "\n" + claim_text(p.value)
     if (
         value_secret_kinds(claim_text(p.value))
+        # a value that is only a credential's name points at a secret, arrived or to come
+        or names_a_credential(claim_text(p.value))
         or _secret_touches_span(msg, p)
         or _note_on_secret(msg, span)
     ):

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from memwarden_shared.contract.registry import KeySpec
 from memwarden_shared.text.anaphora import refers_elsewhere
-from memwarden_shared.text.classifier import Feature, classify
+from memwarden_shared.text.classifier import Feature, claim_offset, classify
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import parse_dated, when_in, without
 from memwarden_shared.text.fold import Level, fold_text
@@ -169,6 +169,8 @@ def _without_kept_clock_times(span: str, value: str) -> str:
 
 def dropped_qualifier(value: str, span: str, *, free_text: bool) -> bool:
     """True when the sentence restricts its claim in a way the value no longer does."""
+    # leading filler and greetings restrict nothing ("Good morning, I use vim")
+    span = span[claim_offset(span) :]
     span = _without_kept_clock_times(span, value)
     folded_span, folded_value = _fold(_without_relative_times(span)), _fold(value)
     patterns = RESTRICTIVE + (FREE_TEXT_ONLY if free_text else ())

@@ -185,7 +185,7 @@ _QUALIFIER = _rx(cues.EN_QUALIFIER, cues.ZH_QUALIFIER, flags=re.IGNORECASE)
 
 # Leading filler and remember-cues, matched on the raw sentence (any case, ASCII or
 # full-width punctuation) so that offsets stay those of the original text.
-_P = r"[,，:：;；!！.。、\-—]"
+_P = r"[,，:：;；!！.。、\-—～~]"
 _DISCOURSE_LEAD = re.compile(
     r"^(?:\s*(?:(?:" + cues.EN_LEAD + r")\b\s*" + _P + r"+\s*"
     r"|(?:actually|also|and|but|so|oh|ok|okay|well|hey|btw|anyway|tbh|lol|haha+|lmao|imo"
@@ -486,9 +486,9 @@ def classify(sentence: str) -> SentenceFeatures:
     body = folded if offset == 0 else fold_text(raw_body, Level.SPACE)
     found = _durability_features(folded, body, raw_body)
     found |= _claim_features(folded, discourse_free, body, stance(raw_body))
-    # laughter leading the sentence ("lol I'm a night owl") answers the turn before; from
-    # the claim on, it comments on the claim ("my name is Batman lol")
-    if laughing(discourse_free):
+    # laughter anywhere in the claim's sentence: leading it ("lol remember that …") or
+    # commenting on it ("my name is Batman lol"), the claim may not be meant
+    if laughing(folded):
         found.add(Feature.LAUGHTER)
     words = tuple(r.word for r in find_relative_times(sentence, _FUTURE_PROBE))
     if words:
@@ -575,10 +575,12 @@ _ZH_CONDITION_TAIL = re.compile(r"(?:的时候|时候|时|的话|期间|之前|�
 def _bare_condition(frame: str) -> bool:
     """A condition that never reached its consequent, even when closed by a full stop:
     "When on the train." / "在公司的时候。" governs the next sentence."""
+    folded = fold_text(frame, Level.SPACE)
+    if _GREETING.search(_FRAME_PUNCT.sub("", folded).strip()):
+        return False  # "早上好！" names a time of day, but as a greeting it conditions nothing
     features = classify(frame)
     if not (features.has(Feature.CONDITIONAL) or features.has(Feature.HYPOTHETICAL)):
         return False
-    folded = fold_text(frame, Level.SPACE)
     if _ZH_CONDITION_TAIL.search(folded):
         return True
     return "," not in folded and len(_SUBJECT_WORD.findall(folded)) < 2 and len(folded.split()) <= 8

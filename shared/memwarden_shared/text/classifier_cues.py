@@ -17,10 +17,13 @@ EN_LEAD = (
     r"actually|also|and|but|so|oh|ok|okay|well|hey|hi|btw|by the way|fyi|just so you know"
     r"|for the record|one more thing|anyway|no|nope|nah|yes|yeah|right|sorry|correction"
     r"|update|note to self|to be clear|tbh|lol|haha+|lmao|imo|imho|fwiw|um+|uh+|hmm+|honestly"
+    r"|hello|good (?:morning|afternoon|evening|day)|morning"
 )
 ZH_LEAD = (
     r"另外|还有|对了|顺便说一下|顺便|其实|哦|嗯|好的|话说|说起来|补充一下|更正一下"
     r"|纠正一下|我改主意了|改主意了|不对|抱歉"
+    # greetings open a turn and say nothing of the claim ("你好～", "早上好！")
+    r"|你好|您好|嗨|哈喽|哈啰|早安|早上好|上午好|中午好|下午好|晚上好|早(?=\s*[～~!！,，。、])"
 )
 
 EN_PERSON = (
