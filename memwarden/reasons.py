@@ -51,7 +51,7 @@ WORDS: dict[str, tuple[str, str]] = {
         'it only points at something said elsewhere ("those", "上面的")',
         "只指向别处说的内容（“那些”“上面的”）",
     ),
-    "laughter": ("said laughing: is it meant?", "带着笑说的：是认真的吗？"),
+    "laughter": ("said laughing: not kept as a lasting fact", "带着笑说的：不当作长期事实"),
     "transient": ("a passing state", "暂时状态"),
     "root_cause": ("a diagnosis, not a preference", "原因分析，不是偏好"),
     "open_frame": ("left open (a condition or a question)", "未完结（条件或疑问）"),

@@ -370,8 +370,6 @@ def _durability_reviews(
         or not classify(claim_text(p.value)).has(Feature.NEGATED)
     ):
         reviews.append("negated")
-    if features.has(Feature.LAUGHTER):
-        reviews.append("laughter")
     if _owner_not_stated(p, span, features, spec):
         reviews.append("owner_not_stated")
     # A user's instruction for their own session is explicit for that session.

@@ -40,7 +40,7 @@ class Feature(StrEnum):
     UNCERTAIN = "uncertain"
     FUTURE_PLAN = "future_plan"
     SARCASM = "sarcasm"
-    # said laughing ("lol", "哈哈", 😂): maybe meant, maybe not, so the owner is asked
+    # said laughing ("lol", "哈哈", 😂): in jest as far as memory goes, not durable
     LAUGHTER = "laughter"
     TRANSIENT = "transient"
     ROOT_CAUSE = "root_cause"
@@ -59,6 +59,7 @@ NOT_DURABLE = frozenset(
         Feature.UNCERTAIN,
         Feature.FUTURE_PLAN,
         Feature.SARCASM,
+        Feature.LAUGHTER,
         Feature.TRANSIENT,
         Feature.ROOT_CAUSE,
         Feature.OPEN_FRAME,
