@@ -68,8 +68,15 @@ EN_PREFERENCE_VERB = (
 # and "X is my editor" are recognised through the key noun (EDITOR_KEYED, ROLE_AFTER).
 ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到)"
 # ...unless the value is the rejected alternative ("pnpm over **npm**", "从 **npm** 换成").
-EN_REJECTED_BEFORE = r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from)"
-ZH_REJECTED_BEFORE = r"(?:而不是|不是|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?)"
+# A negated use names the old value of a switch ("I don't use npm anymore, I switched to …").
+EN_REJECTED_BEFORE = (
+    r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from"
+    r"|(?:do|does|did|ca|wo)n't (?:use|like)|(?:not|never|stopped) (?:use|using|like|on)"
+    r"|no longer(?: (?:use|using|like|on))?)"
+)
+# ...or the value is the topic of a negated use in its own clause ("X 不用了，我改用 Y").
+ZH_REJECTED_AFTER = r"^[^，,；;。！？!?]{0,24}?(?:不用|不再用|不再使用|弃用|停用|戒掉)"
+ZH_REJECTED_BEFORE = r"(?:而不是|不是|不再|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?)"
 
 EN_THEME_NOUN = r"(?:mode|theme|themes|ui|colou?r scheme|appearance|skin)"
 ZH_THEME_NOUN = r"(?:主题|模式|配色|外观|皮肤|界面)"
@@ -228,6 +235,12 @@ def _mentions(
 _REJECTED = re.compile(
     rf"(?:\b{EN_REJECTED_BEFORE}\s+(?:the\s+|using\s+)?|{ZH_REJECTED_BEFORE}\s*(?:用\s*)?)$"
 )
+_REJECTED_AFTER = re.compile(ZH_REJECTED_AFTER)
+
+
+def _rejected(folded: str, p: int) -> bool:
+    """The value at ``p`` is the alternative turned down, before or after it."""
+    return bool(_REJECTED.search(folded[max(0, p - 20) : p]) or _REJECTED_AFTER.match(folded, p))
 
 
 def _choose(found: dict[str, list[int]], folded: str, stated: Callable[[int], bool]) -> str | None:
@@ -235,7 +248,7 @@ def _choose(found: dict[str, list[int]], folded: str, stated: Callable[[int], bo
     keep = [
         value
         for value, positions in found.items()
-        if any(stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions)
+        if any(stated(p) and not _rejected(folded, p) for p in positions)
     ]
     return keep[0] if len(keep) == 1 else None
 
@@ -249,9 +262,7 @@ def _choose_tiered(
         keep = [
             value
             for value, positions in found.items()
-            if any(
-                stated(p) and not _REJECTED.search(folded[max(0, p - 20) : p]) for p in positions
-            )
+            if any(stated(p) and not _rejected(folded, p) for p in positions)
         ]
         if keep:
             return keep[0] if len(keep) == 1 else None
@@ -458,7 +469,10 @@ def _tool_router(key: str) -> Callable[[Sentence, KeySpec], str | None]:
             s.folded,
             key,
             lambda p: _near_before(s.folded, p, _TOOL_STATED) or bool(role.match(s.folded[p:])),
-            lambda p: bool(_TOOL_REJECTED.search(s.folded[max(0, p - 20) : p])),
+            lambda p: bool(
+                _TOOL_REJECTED.search(s.folded[max(0, p - 20) : p])
+                or _REJECTED_AFTER.match(s.folded, p)
+            ),
         )
 
     return router

@@ -160,6 +160,9 @@ _WORKSPACE = _rx(cues.EN_WORKSPACE, cues.ZH_WORKSPACE)
 _STATES = _rx(cues.EN_STATES, cues.ZH_STATES)
 CONDITION = _rx(cues.EN_CONDITION, cues.ZH_CONDITION)
 _OPEN_FRAME_END = re.compile(cues.OPEN_FRAME_END)
+_SWITCH_CLAUSE = re.compile(
+    f"(?:{cues.EN_SWITCH_CLAUSE})|(?:{cues.ZH_SWITCH_CLAUSE})", re.IGNORECASE
+)
 _OWN_CONTENT_ELSEWHERE = re.compile(cues.OWN_CONTENT_ELSEWHERE)
 _SUBORDINATE_FRAME = _rx(cues.EN_SUBORDINATE_FRAME, cues.ZH_SUBORDINATE_FRAME)
 _GREETING = _rx(cues.GREETING)
@@ -652,9 +655,13 @@ def context_features(text: str, start: int) -> frozenset[Feature]:
     before = [s for s in split_sentences(text) if s.end <= start]
     found = _quoted_context(text, start, before)
     cut_off = before and not _PARAGRAPH_BREAK.search(text[before[-1].end : start])
-    if cut_off and _governs_next(before[-1].text):
+    switch = bool(before) and _switch_after_negation(text, start, before[-1].text)
+    if cut_off and not switch and _governs_next(before[-1].text):
         found.add(Feature.OPEN_FRAME)  # the claim is the frame's consequent, not its own
-    return frozenset(found | _open_frames(text, start, before))
+    carried = _open_frames(text, start, before)
+    if switch:
+        carried.discard(Feature.NEGATED)  # the negation was about the old value
+    return frozenset(found | carried)
 
 
 def _quoted_context(text: str, start: int, before: list[Sentence]) -> set[Feature]:
@@ -687,6 +694,21 @@ def _open_frames(text: str, start: int, before: list[Sentence]) -> set[Feature]:
         if closed or not open_end:
             break  # only a chain of open frames reaches further back
     return found
+
+
+def _switch_after_negation(text: str, start: int, frame: str) -> bool:
+    """The sentence at ``start`` opens with a switch clause ("I've switched to Y", "我改用 Y")
+    and the frame before it only negates: "I don't use X anymore;" was about the old value."""
+    if not _SWITCH_CLAUSE.match(fold_text(text[start:], Level.SPACE).lstrip()):
+        return False
+    framing = classify(frame).features & {
+        Feature.CONDITIONAL,
+        Feature.HYPOTHETICAL,
+        Feature.REPORTED,
+        Feature.QUESTION,
+        Feature.SARCASM,
+    }
+    return not framing
 
 
 @per_batch  # the gate asks again for each check and proposal

@@ -331,6 +331,14 @@ EN_STANDING_CHOICE = (
     r".*\b(?:for|in|across)\s+(?:all\s+)?(?:of\s+)?my\s+(?:own\s+)?(?:\w+\s+)?(?:projects"
     r"|repos|repositories|code|codebases|work|apps|scripts)\b",
 )
+# A clause that names a new value the owner changed to: "I've switched to Y", "I moved to Y",
+# "I'm on Y now", "now I use Y", "I use Y now".
+EN_SWITCH_CLAUSE = (
+    r"(?:(?:and|but|so)\s+)?(?:(?:i|i've|i have|i'm|i am)\s+)?(?:now\s+)?(?:fully\s+|finally\s+)?"
+    r"(?:switched|moved|changed|migrated|gone over|went over|converted"
+    r"|(?:use|using|on)\b(?:[^.;!?]|[.!?](?=\w))*\bnow\b)"
+    r"|now\s+(?:i\s+)?(?:use|it's|its|i'm on)\b"
+)
 EN_NEGATION_EXEMPT = (
     EN_CONTRAST,
     r"\b(?:don't|do not|never) (?:let me )?forget\b",
@@ -351,6 +359,11 @@ EN_NEGATION_EXEMPT = (
     # refusing to change reinforces the claim: "I use vim and never switch"
     r"\b(?:never|don't|do not|won't|will not|wouldn't) (?:ever )?(?:switch|change|move)(?:ed)?"
     r"(?: away)?\b(?! to\b| from\b)",
+    # a switch: the negation is about the old value, and a clause after it names the new one
+    # ("not X anymore — I've switched to Y", "I don't use X anymore, I'm on Y now")
+    r"(?:[^,;:.!?\u2014\u2013]|[.!?](?=\w))*\b(?:anymore|any more|no longer)\b"
+    r"(?:[^,;:.!?\u2014\u2013]|[.!?](?=\w))*"
+    r"[,;:\u2014\u2013-]+\s*(?=" + EN_SWITCH_CLAUSE + r")",
 )
 EN_NEGATED = (
     r"\b(?:not|never|no longer|no|nobody|nothing|neither|nor|none|hardly|barely|cannot)\b",
@@ -596,6 +609,11 @@ ZH_CONTRAST_CJK = (
     + r"[\u4e00-\u9fff]{2,5}\s*[。.!！]?\s*$"
     r"|而(?:不是|非)\s*(?:用\s*)?" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}"
 )
+# A clause that names a new value the owner changed to: "改用 Y", "换成 Y", "现在用 Y".
+ZH_SWITCH_CLAUSE = (
+    r"(?:我)?(?:现在|以后|已经|都)*(?:改|换|切|转|迁)(?:成|到|用|为|去)"
+    r"|(?:我)?现在(?:都|一直)?(?:用|在用)"
+)
 ZH_NEGATION_EXEMPT = (
     ZH_CONTRAST,
     ZH_CONTRAST_CJK,
@@ -608,6 +626,10 @@ ZH_NEGATION_EXEMPT = (
     r"(?:算了|好了|先)?不(?:说|提|聊|扯|管)(?:这个|那个|了|这些)|不是开玩笑|没开玩笑|说真的",
     # refusing to change reinforces the claim: "我一直用深色主题，从来不换"
     r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
+    # a switch: the negation is about the old value, the clause after it names the new one
+    # ("不再用 X 了，改用 Y", "X 不用了，现在用 Y")
+    r"(?:[^，,；;。！？!?—]|[!?](?=\w))*(?:不再|不)(?:用|使用)?(?:[^，,；;。！？!?—]|[!?](?=\w))*"
+    r"[，,；;—–-]+\s*(?=" + ZH_SWITCH_CLAUSE + r")",
 )
 ZH_NEGATED = (
     r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
