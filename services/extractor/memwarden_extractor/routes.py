@@ -173,7 +173,8 @@ ZH_NAME = (
     r"(?:就行|就好|吧|好了)?(?=[\s，。,.!！?？、]|$)"
 )
 EN_LOCATION = (
-    r"(?i:\b(?:i|we) (?:live|reside|am living|'m living) (?:in|at|on)"
+    r"(?i:\b(?:i|we) (?:live|reside|am living|'m living)"
+    r" (?:in|at|on|near|close to|(?:just |right )?outside|(?:right )?next to|around)"
     r"|\bi(?:'m| am) (?:based|located|living) (?:in|at|out of)|\bmy (?:home )?address is"
     r"|\bi(?:'ve| have)? (?:just |recently |now )?moved to)\s+(.+)"
 )
