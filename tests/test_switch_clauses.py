@@ -68,3 +68,21 @@ def test_a_switch_commits_the_new_value_never_the_old(
     # the negated clause alone keeps nothing of the old value
     alone = _committed(negated + ("." if english else "。"))
     assert not any(old.lower() in v for v in alone), (negated, alone)
+
+
+_ZH_LANGUAGES = ["英文", "中文", "日语", "德语", "法语", "西班牙语", "韩语"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["以后", "今后", "从现在起"]),
+    st.sampled_from(["改成", "换成", "改为", "改"]),
+    st.sampled_from(_ZH_LANGUAGES),
+    st.sampled_from(["回复我", "回答我", "回答", "和我交流"]),
+)
+def test_a_standing_change_of_reply_language_commits(
+    when: str, change: str, language: str, reply: str
+) -> None:
+    text = f"{when}{change}用{language}{reply}。"
+    found = [(c.key, c.decision) for s in explain(text) for c in s.candidates]
+    assert ("preference.language", "COMMIT") in found, (text, found)
