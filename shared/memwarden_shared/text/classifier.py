@@ -768,9 +768,19 @@ def named_project(sentence: str) -> str | None:
     for pattern in _PROJECT:
         for m in pattern.finditer(folded):
             name = m.group("name").strip()
-            if name and not _PROJECT_GENERIC.search(name):
+            if name and not _PROJECT_GENERIC.search(name) and not _every_new(name, folded, m):
                 return name
     return None
+
+
+# "新项目都…": the new projects, each of them, a distributive quantifier after the noun
+_ZH_EVERY_AFTER = re.compile(r"\s*(?:都|全都|全部|一律|统统|统一|一概)")
+
+
+def _every_new(name: str, folded: str, m: re.Match[str]) -> bool:
+    """The project noun is a quantified class of new projects ("以后新项目都用 Go"), not one
+    project: its "name" ends in 新 and a distributive quantifier follows the noun."""
+    return name.endswith("新") and bool(_ZH_EVERY_AFTER.match(folded, m.end()))
 
 
 def narrowing_qualifier(sentence: str) -> str | None:
