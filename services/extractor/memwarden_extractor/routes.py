@@ -272,6 +272,19 @@ def _choose_tiered(
 
 # "reply in **English**", "用**中文**回答": the language is the object of the reply
 _LANGUAGE_OBJECT = r"(?:\bin|\busing|用|使用|以|说|讲)\s*$"
+# A concessive clause names the situation the rule overrides, not what it asks for: "…, even
+# when I write in Chinese", "即使我用英文提问，…" (issue 25). It runs to its clause's end.
+_CONCESSIVE = re.compile(
+    r"\b(?:even (?:when|if|though|in)|(?:al)?though|regardless of (?:whether|what|which)"
+    r"|no matter (?:if|whether|what|which|how))\b[^,;:.!?，；：。！？]*"
+    r"|(?:即使|即便|就算|哪怕|纵使|尽管|不管|无论)[^,;:.!?，；：。！？]*",
+    re.I,
+)
+
+
+def _without_concession(text: str) -> str:
+    """``text`` with each concessive clause blanked, offsets kept."""
+    return _CONCESSIVE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _preference_object(folded: str) -> Callable[[int], bool]:
@@ -295,15 +308,16 @@ def language(s: Sentence, spec: KeySpec) -> str | None:
     "繁體中文", "巴西葡萄牙语") and a language the registry does not list is still named."""
     if not re.search(EN_REPLY_CONTEXT + "|" + ZH_REPLY_CONTEXT, s.folded):
         return None
+    folded, raw = _without_concession(s.folded), _without_concession(s.raw)
 
     def language_object(pos: int) -> bool:
-        return bool(re.search(_LANGUAGE_OBJECT, s.folded[max(0, pos - 8) : pos]))
+        return bool(re.search(_LANGUAGE_OBJECT, folded[max(0, pos - 8) : pos]))
 
-    phrase = language_phrase(s.raw)
+    phrase = language_phrase(raw)
     named = phrase is not None and (is_language_variant(phrase) or spec.canonical(phrase) is None)
     if named and spec.validate(phrase) is None:
         return phrase  # a registry that takes it gets the phrase; its own names stay canonical
-    return _choose_tiered(_mentions(spec, s.folded), s.folded, language_object, lambda p: True)
+    return _choose_tiered(_mentions(spec, folded), folded, language_object, lambda p: True)
 
 
 # A colour word qualifying another noun is an adjective, not a theme: "dark chocolate",

@@ -423,7 +423,13 @@ EN_HYPOTHETICAL = (
     r"|output|explanations?|summar(?:y|ies)|messages?|to be (?:called|addressed|reminded)"
     r"|reminders?)\b)",
 )
-EN_HYPOTHETICAL_EXEMPT = (r"\bas if\b", r"\beven if\b", r"\bsee if\b", r"\bask (?:me )?if\b")
+EN_HYPOTHETICAL_EXEMPT = (
+    r"\bas if\b",
+    r"\beven if\b",
+    r"\bno matter (?:if|whether)\b",  # a concession, like "even if" (issue 25)
+    r"\bsee if\b",
+    r"\bask (?:me )?if\b",
+)
 EN_QUESTION = (
     r"^(?:should|shall|can|could|would|will|do|does|did|is|are|am|was|were|have|has|may"
     r"|might)\s+(?:i|we|you|it|this|that|there|he|she|they|my|the)\b",
