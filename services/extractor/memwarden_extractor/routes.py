@@ -375,10 +375,20 @@ def editor(s: Sentence, spec: KeySpec) -> str | None:
     return m.group(1) if m else None
 
 
+# The owner's preference about what the assistant does, the assistant the subject of the
+# wished act: "I prefer that you …", "I'd rather you …" (issue 25). How the assistant should
+# work with the owner is their communication style, whatever the act is.
+EN_PREFER_THAT_YOU = (
+    r"\bi(?:'d| would)?\s+(?:(?:really|much|strongly|generally|usually|always)\s+)*"
+    r"(?:prefer(?: it)?(?: if| that| when)?|rather)\s+you\b(?!\s*[?])"
+)
+
+
 def communication_style(s: Sentence, spec: KeySpec) -> str | None:
     en = re.search(EN_STYLE_CONTEXT, s.folded) and re.search(EN_STYLE_WORD, s.folded)
     zh = re.search(ZH_STYLE_CONTEXT, s.folded) and re.search(ZH_STYLE_WORD, s.folded)
-    return s.claim if en or zh else None
+    asked_of_you = re.search(EN_PREFER_THAT_YOU, s.folded)
+    return s.claim if en or zh or asked_of_you else None
 
 
 def name(s: Sentence, spec: KeySpec) -> str | None:

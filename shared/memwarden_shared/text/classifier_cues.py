@@ -427,6 +427,8 @@ EN_HYPOTHETICAL_EXEMPT = (
     r"\bas if\b",
     r"\beven if\b",
     r"\bno matter (?:if|whether)\b",  # a concession, like "even if" (issue 25)
+    # a polite wish, like "I'd rather": "I'd prefer it if you …", "I'd like it if you …"
+    r"(?:(?<=\bprefer )|(?<=\blike )|(?<=\blove )|(?<=\bappreciate ))it if\b",
     r"\bsee if\b",
     r"\bask (?:me )?if\b",
 )
