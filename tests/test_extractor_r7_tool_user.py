@@ -26,13 +26,19 @@ _PLAIN = AMBIGUOUS_FORMS | ORDINARY_WORD_NAMES
 _TOOL_KEYS = {key for key in TOOLS} | {"preference.editor", "preference.package_manager"}
 
 
+def _one_or_two_words(form: str) -> bool:
+    """A name of one or two plain words ("vim", "sublime text")."""
+    parts = form.split()
+    return form.isascii() and 1 <= len(parts) <= 2 and all(p.isalnum() for p in parts)
+
+
 def _tool_keys() -> list[tuple[str, str]]:
     found = {
         (form, key)
         for key, tools in TOOLS.items()
         for forms in tools.values()
         for form in forms
-        if form.isascii() and form.isalnum() and form not in _PLAIN
+        if _one_or_two_words(form) and form not in _PLAIN
     }
     registry = default_registry()
     for key in ("preference.editor", "preference.package_manager"):
@@ -42,7 +48,7 @@ def _tool_keys() -> list[tuple[str, str]]:
             found |= {
                 (form, key)
                 for form in spec.surface_forms(canonical)
-                if form.isascii() and form.isalnum() and form not in _PLAIN
+                if _one_or_two_words(form) and form not in _PLAIN
             }
     return sorted(found)
 

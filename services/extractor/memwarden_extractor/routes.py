@@ -120,8 +120,10 @@ ROLE_AFTER = (
     r"\S*\s*(?:is|are|as|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
     r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
     r"|首选|最爱|默认|常用|" + MAIN_TOOL + r")"
-    # a short qualifier may stand before the role: "vim 重度用户", "pnpm 老用户"
-    r"|\S*\s+(?:user|fan|person|guy|girl)\b|\S*\s*[\u4e00-\u9fff]{0,2}(?:用户|党)"
+    # a short qualifier may stand before the role: "vim 重度用户", "pnpm 老用户"; a name of
+    # two words, or one word and a qualifier, before "user": "Sublime Text user", "vim power user"
+    r"|\S*(?:\s+[\w.+#-]+)?\s+(?:user|fan|person|guy|girl)\b"
+    r"|\S*(?:\s+[\w.+#-]+)?\s*[\u4e00-\u9fff]{0,2}(?:用户|党)"
 )
 # An editor the registry does not list is taken only from "my editor is X".
 EN_EDITOR_NAMED = r"(?i:\bmy (?:\w+ )?(?:editor|ide)(?: of choice)? is)\s+([A-Za-z][\w.+#-]*)"
