@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from wordfreq import top_n_list
 
 from memwarden_shared.detect.credential_talk import (
-    _STATEMENT_WORD,
+    STATEMENT_WORD,
     mentions_credential,
     names_a_credential,
 )
@@ -38,7 +38,7 @@ _ZH_FORMS = sorted(f for forms in lexicon().values() for f in forms if _HAN.matc
 _MODIFIERS = [
     w
     for w in top_n_list("en", 2000)
-    if w.isalpha() and w.isascii() and len(w) > 4 and not _STATEMENT_WORD.fullmatch(w)
+    if w.isalpha() and w.isascii() and len(w) > 4 and not STATEMENT_WORD.fullmatch(w)
 ][200:900]
 _ZH_MODIFIERS = [w for w in top_n_list("zh", 2000) if _HAN.match(w) and len(w) == 2][100:600]
 # words that name a kind of key ("product key", "door key"): a credential, not a brand

@@ -6,16 +6,11 @@ hedged one or a question is nothing."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwarden_extractor.rules import extract
-from memwarden_shared.contract.models import Role, Source, Turn
-from memwarden_shared.contract.registry import default_registry
+from tests.extract_helpers import proposed
 
-REGISTRY = default_registry()
 _token = st.text(alphabet="bcdfghjkmnpqrstvwxz", min_size=4, max_size=8)
 
 EN_OURS = [
@@ -42,20 +37,6 @@ EN_THINGS = ["linter", "formatter", "ticket tracker", "runtime", "test runner"]
 ZH_THINGS = ["部署", "代码检查", "发布"]
 
 
-def _proposed(text: str) -> list[tuple[str, str]]:
-    turn = Turn(
-        tenant_id="t1",
-        subject_id="u1",
-        session_id="s1",
-        message_id="m1",
-        role=Role.USER,
-        source=Source.USER_MESSAGE,
-        text=text,
-        created_at=dt.datetime(2026, 4, 1, 9, tzinfo=dt.UTC),
-    )
-    return [(p.normalized_key, p.value) for p in extract(turn, REGISTRY)]
-
-
 @settings(max_examples=60, deadline=None)
 @given(x=_token, data=st.data())
 def test_a_rule_of_the_owners_group_is_a_decision(x: str, data: st.DataObject) -> None:
@@ -63,10 +44,10 @@ def test_a_rule_of_the_owners_group_is_a_decision(x: str, data: st.DataObject) -
     template = data.draw(st.sampled_from(ZH_OURS if zh else EN_OURS))
     thing = data.draw(st.sampled_from(ZH_THINGS if zh else EN_THINGS))
     text = template.format(x=x, thing=thing)
-    assert _proposed(text) == [("decision.note", text.rstrip("。."))]
+    assert proposed(text) == [("decision.note", text.rstrip("。."))]
 
 
 @settings(max_examples=60, deadline=None)
 @given(x=_token, template=st.sampled_from(NOT_OURS), thing=st.sampled_from(EN_THINGS))
 def test_another_groups_hedged_or_asked_rule_is_nothing(x: str, template: str, thing: str) -> None:
-    assert _proposed(template.format(x=x, thing=thing)) == []
+    assert proposed(template.format(x=x, thing=thing)) == []

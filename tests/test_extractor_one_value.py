@@ -7,34 +7,15 @@ sentences between; multi-valued notes keep every claim."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwarden_extractor.rules import extract
-from memwarden_shared.contract.models import Role, Source, Turn
-from memwarden_shared.contract.registry import default_registry
+from tests.extract_helpers import REGISTRY, proposed
 
-REGISTRY = default_registry()
 _MANAGERS = REGISTRY.get("preference", "preference.package_manager").value["values"]  # type: ignore[union-attr]
 _FIRST = ["I use {v}.", "我用 {v}。", "I prefer {v} for my projects."]
 _LATER = ["Actually, I use {v} for all my projects.", "其实所有项目我都用 {v}。"]
 _FILLER = ["", "Thanks a lot! ", "好的。"]
-
-
-def _proposed(text: str) -> list[tuple[str, str]]:
-    turn = Turn(
-        tenant_id="t1",
-        subject_id="u1",
-        session_id="s1",
-        message_id="m1",
-        role=Role.USER,
-        source=Source.USER_MESSAGE,
-        text=text,
-        created_at=dt.datetime(2026, 4, 1, 9, tzinfo=dt.UTC),
-    )
-    return [(p.normalized_key, p.value) for p in extract(turn, REGISTRY)]
 
 
 @settings(max_examples=60, deadline=None)
@@ -49,7 +30,7 @@ def test_the_later_sentence_of_a_message_refines_a_single_valued_key(
     first: str, later: str, a: str, b: str, filler: str
 ) -> None:
     text = a.format(v=first) + " " + filler + b.format(v=later)
-    assert _proposed(text) == [("preference.package_manager", later)]
+    assert proposed(text) == [("preference.package_manager", later)]
 
 
 @settings(max_examples=30, deadline=None)
@@ -64,4 +45,4 @@ def test_the_later_sentence_of_a_message_refines_a_single_valued_key(
 def test_notes_of_one_message_are_all_kept(words: list[str]) -> None:
     one, two = (f"I review {w} pull requests only after lunch" for w in words)
     text = f"Remember that {one}. Also remember that {two}."
-    assert _proposed(text) == [("preference.note", one), ("preference.note", two)]
+    assert proposed(text) == [("preference.note", one), ("preference.note", two)]

@@ -13,11 +13,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwarden_extractor.rules import extract
-from memwarden_shared.contract.models import Role, Source, Turn
-from memwarden_shared.contract.registry import default_registry
+from tests.extract_helpers import proposals
 
-REGISTRY = default_registry()
 ANCHOR = dt.datetime(2026, 1, 5, 9, 30, tzinfo=dt.UTC)
 _MONTHS = [dt.date(2026, m, 1).strftime("%B") for m in range(1, 13)]
 # Errands of our own, written for these tests (no evaluation text): what an event may be.
@@ -34,17 +31,7 @@ _token = st.text(alphabet="bcdfghjklmnpqrstvwxz", min_size=4, max_size=8)
 
 
 def _events(text: str) -> list[str]:
-    turn = Turn(
-        tenant_id="t1",
-        subject_id="u1",
-        session_id="s1",
-        message_id="m1",
-        role=Role.USER,
-        source=Source.USER_MESSAGE,
-        text=text,
-        created_at=ANCHOR,
-    )
-    return [p.value for p in extract(turn, REGISTRY) if p.normalized_key == "task_fact.event"]
+    return [p.value for p in proposals(text, ANCHOR) if p.normalized_key == "task_fact.event"]
 
 
 def _en_when(day: dt.date, form: int) -> str:
@@ -109,17 +96,7 @@ def test_a_written_date_without_a_remember_cue_is_no_event(
     tool=_token,
 )
 def test_a_note_prefix_does_not_lift_a_hedge(prefix: str, hedge: str, tool: str) -> None:
-    turn = Turn(
-        tenant_id="t1",
-        subject_id="u1",
-        session_id="s1",
-        message_id="m1",
-        role=Role.USER,
-        source=Source.USER_MESSAGE,
-        text=f"{prefix} {hedge} {tool}.",
-        created_at=ANCHOR,
-    )
-    assert extract(turn, REGISTRY) == []
+    assert proposals(f"{prefix} {hedge} {tool}.", ANCHOR) == []
 
 
 @settings(max_examples=30, deadline=None)

@@ -58,18 +58,18 @@ def names_a_credential(value: str) -> bool:
     if before.isascii():
         rest = _EN_NAME_LEAD.sub("", before)
         words = rest.split()
-        return len(words) <= _EN_MODIFIERS_MAX and not _STATEMENT_WORD.search(rest)
+        return len(words) <= _EN_MODIFIERS_MAX and not STATEMENT_WORD.search(rest)
     return bool(_ZH_NAME.match(before)) and not _ZH_STATEMENT.search(before)
 
 
 # Words that make the part before the cue a statement of its own ("I always use 2FA",
 # "never share a password"): a subject, a verb of use or habit, a negation.
-_STATEMENT_WORD = re.compile(
-    r"\b(?:i|i'm|we|you|use|uses|using|used|prefer|like|need|want|always|never|don't|do|never"
+STATEMENT_WORD = re.compile(
+    r"\b(?:i|i'm|we|you|use|uses|using|used|prefer|like|need|want|always|never|don't|do"
     r"|enable|enabled|turn|set|share|reuse|change|rotate|forgot|forget|is|are|was|no|not)\b",
     re.IGNORECASE,
 )
 _ZH_STATEMENT = re.compile(r"用|开|启|关|设|改|换|忘|要|不|没|是|喜欢|习惯|需要")
 
 
-__all__ = ["mentions_credential", "names_a_credential"]
+__all__ = ["STATEMENT_WORD", "mentions_credential", "names_a_credential"]
