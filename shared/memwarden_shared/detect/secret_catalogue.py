@@ -224,7 +224,7 @@ def _candidates(lower: str) -> list[int]:
 # right after it. The rules read a copy with those turned into spaces, one character for
 # one, so offsets hold.
 _PROSE_END = re.compile(
-    r"[.,!?:)\]}>]+(?=\s|$|[\u4e00-\u9fff])|[。，、！？：；）」』】（「『【]|(?<=[A-Za-z0-9_])[\u4e00-\u9fff]"
+    r"[.,!?:)\]}>]+(?=\s|$|[\u4e00-\u9fff])|[。，、！？：；）」』】（「『【]|(?<=[!-~])[\u4e00-\u9fff]"
 )
 
 
