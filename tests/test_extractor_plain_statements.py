@@ -13,6 +13,7 @@ import re
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from wordfreq import top_n_list
 
 from memwarden_shared.text.languages import names_a_people_or_language
 from memwarden_shared.text.segmenter import list_markers
@@ -322,9 +323,12 @@ def given_names(draw: st.DrawFn) -> str:
         draw(st.sampled_from(_CONSONANTS)) + draw(st.sampled_from(_VOWELS))
         for _ in range(syllables)
     )
+    # an invented name may spell an English word ("Mine", a pronoun): no name then
+    assume(name not in _COMMON_WORDS)
     return name.capitalize()
 
 
+_COMMON_WORDS = frozenset(top_n_list("en", 5000))
 ZH_SURNAMES = st.sampled_from(["小", "老", "王", "李", "张", "陈"])
 ZH_GIVEN = st.sampled_from(["芳", "伟", "娜", "强", "敏", "静", "磊", "洋"])
 

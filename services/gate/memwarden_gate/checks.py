@@ -290,8 +290,9 @@ def _check_content(p: MemoryProposal, span: str, msg: StoredMessage, a: Assessme
     text = span + "\n" + claim_text(p.value)
     if (
         value_secret_kinds(claim_text(p.value))
-        # a value that is only a credential's name points at a secret, arrived or to come
-        or names_a_credential(claim_text(p.value))
+        # a value that is only a credential's name points at a secret, arrived or to come;
+        # a person's name is a name ("Mima" is also the pinyin of 密码)
+        or (p.normalized_key != "profile.name" and names_a_credential(claim_text(p.value)))
         or _secret_touches_span(msg, p)
         or _note_on_secret(msg, span)
     ):
