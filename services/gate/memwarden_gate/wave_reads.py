@@ -17,6 +17,7 @@ from memwarden_gate.decide import CurrentFact
 from memwarden_gate.records import Verified
 from memwarden_shared.detect.secret_mask import spans_from_json
 from memwarden_shared.state.memory_state import queue_lock
+from memwarden_shared.state.message_locks import queue_share_messages
 from memwarden_shared.store.db import Batch, Step, as_utc, in_offset
 from memwarden_shared.store.dialect import in_param, pairs_in
 from memwarden_shared.store.schema import (
@@ -138,6 +139,9 @@ def read_wave(conn: Connection, wave: list[Verified]) -> WaveReads:
     pids = {pid_of(v) for v in wave}
     decided = _queue_decided(batch, pids)
     tenants = sorted({v.p.tenant_id for v in wave})
+    # shared until commit, before the read: a revoke, forget or supersede of one of these
+    # messages either waits for this wave or is read as it left the message
+    queue_share_messages(batch, {(v.p.tenant_id, v.p.evidence.message_id) for v in wave})
     message_rows = _of_tenants(
         batch,
         "gate.messages",

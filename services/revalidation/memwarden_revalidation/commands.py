@@ -22,6 +22,7 @@ from memwarden_shared.state.candidates import (
     wait_out_the_gate,
 )
 from memwarden_shared.state.erasure import forget_text
+from memwarden_shared.state.message_locks import hold_message
 from memwarden_shared.store.db import as_utc, get_engine, unit_of_work, utcnow
 from memwarden_shared.store.dialect import insert_ignore
 from memwarden_shared.store.schema import current_memories, messages, proposals, suppressions
@@ -62,6 +63,7 @@ def revoke_message(
         _latest(uow.conn, tenant_id, message_id)
         # after a gate deciding one of the message's candidates, before any that comes later
         wait_out_the_gate(uow.conn, tenant_id, message_id)
+        hold_message(uow.conn, tenant_id, message_id)  # and after one deciding a posted body
         changed = _mark_revoked(uow.conn, tenant_id, message_id, now, reason)
         uow.commit()
     return changed
@@ -111,6 +113,7 @@ def supersede_message(
     now = utcnow()
     with unit_of_work(engine or get_engine()) as uow:
         conn = uow.conn
+        hold_message(conn, tenant_id, message_id)  # a gate reads the revision we leave
         old = _latest(conn, tenant_id, message_id)
         if old.status == MessageStatus.REVOKED:
             raise Refused(f"message {message_id} is revoked; a revoked message is not edited")
@@ -211,6 +214,8 @@ def forget_message(tenant_id: str, message_id: str, *, engine: Engine | None = N
             for value in candidate_values(conn, tenant_id, message_id)
         }
         erase_candidates_for_message(conn, tenant_id, message_id)
+        # a gate deciding a posted body (no candidate row) commits before what follows reads
+        hold_message(conn, tenant_id, message_id)
         claims = conn.execute(
             select(
                 proposals.c.value_json,

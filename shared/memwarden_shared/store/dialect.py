@@ -207,11 +207,18 @@ def hold_rows(conn: Connection, stmt: Any, *, read: bool = False) -> None:
 ORDER_LOCK_CLASS = 7210532
 # The class of fact keys locked before their row exists (``memory_state.queue_lock``).
 FACT_LOCK_CLASS = 7210533
+# The class of evidence messages: a gate reading a message holds it shared, a command that
+# takes the message back (revoke, forget, supersede) holds it alone (``state.message_locks``).
+MESSAGE_LOCK_CLASS = 7210534
 
 _LOCK_NAMES_SQL = (
-    "SELECT pg_advisory_xact_lock(:cls, h) FROM (SELECT DISTINCT hashtext(k) AS h "
+    "SELECT pg_advisory_xact_lock{mode}(:cls, h) FROM (SELECT DISTINCT hashtext(k) AS h "
     "FROM unnest(CAST(:keys AS text[])) AS k ORDER BY h) AS ordered"
 )
+
+
+def _lock_names_sql(shared: bool) -> str:
+    return _LOCK_NAMES_SQL.format(mode="_shared" if shared else "")
 
 
 class QueuesSteps(Protocol):
@@ -222,24 +229,37 @@ class QueuesSteps(Protocol):
     def add(self, key: str, build: Any, params: Any = None, /) -> Any: ...
 
 
-def lock_names(conn: Connection, names: Iterable[str], lock_class: int = ORDER_LOCK_CLASS) -> None:
+def lock_names(
+    conn: Connection,
+    names: Iterable[str],
+    lock_class: int = ORDER_LOCK_CLASS,
+    *,
+    shared: bool = False,
+) -> None:
     """Hold a lock per name until commit (PostgreSQL: transaction advisory locks in one
     sorted order, so two holders of overlapping sets cannot deadlock; distinct names that
-    hash alike only wait for each other). SQLite: the write lock already serializes."""
+    hash alike only wait for each other; ``shared`` holders wait only for an exclusive one).
+    SQLite: the write lock already serializes."""
     keys = sorted(set(names))
     if not keys or not _postgres(conn):
         return
-    conn.execute(text(_LOCK_NAMES_SQL), {"cls": lock_class, "keys": keys}).all()
+    conn.execute(text(_lock_names_sql(shared)), {"cls": lock_class, "keys": keys}).all()
 
 
 def queue_lock_names(
-    batch: QueuesSteps, key: str, names: Iterable[str], lock_class: int = ORDER_LOCK_CLASS
+    batch: QueuesSteps,
+    key: str,
+    names: Iterable[str],
+    lock_class: int = ORDER_LOCK_CLASS,
+    *,
+    shared: bool = False,
 ) -> None:
     """``lock_names`` queued on the caller's batch (its statements after it run once the
     locks are held). Nothing is queued on SQLite."""
     keys = sorted(set(names))
     if keys and _postgres(batch.conn):
-        batch.add(key, lambda _conn: text(_LOCK_NAMES_SQL), {"cls": lock_class, "keys": keys})
+        sql = _lock_names_sql(shared)
+        batch.add(key, lambda _conn: text(sql), {"cls": lock_class, "keys": keys})
 
 
 def in_list(bind: Bind, column: Any, values: Iterable[Any]) -> Any:
