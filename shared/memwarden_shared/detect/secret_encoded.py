@@ -4,7 +4,8 @@ A token is decoded when it is written in one of these encodings and its decoded 
 text (UTF-8, printable, four characters or more, at least half letters or digits, its letters
 of one script: random bytes decode to a mix such as Cyrillic and Latin letters):
 
-- base64 (standard or URL-safe alphabet, padded or not): 8 characters or more; a token
+- base64 (standard or URL-safe alphabet, padded or not): 8 characters or more, not all of
+  them hex digits (those are read as hex, or are a number or a colour); a token
   shaped like a word (letters only, cased as words are) must decode to ASCII letters and
   digits (a word of the language decodes to accented or symbol-strewn noise by chance);
 - hex: an even number of hex digits, 12 or more, with a letter, as a whole token (``0x``
@@ -36,6 +37,7 @@ Scanner = Callable[[str], bool]
 _B64 = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![A-Za-z0-9+/_=-])")
 # A whole token: a group of a UUID or a dashed id is no encoding.
 _HEX = re.compile(r"(?<![A-Za-z0-9-])(?:0x)?(?:[0-9a-fA-F]{2}){6,}(?![A-Za-z0-9-])")
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
 _PCT = re.compile(r"[^\s%]*(?:%[0-9a-fA-F]{2}[^\s%]*)+")
 
 
@@ -106,8 +108,10 @@ def _decodings(text: str) -> Iterator[tuple[int, int, str, bool]]:
         if decoded is not None:
             yield m.start(), m.end(), decoded, True
     for m in _B64.finditer(text):
-        if m.group().isdigit():
-            continue  # a number, read as hex above if anything
+        if _HEX_DIGITS.fullmatch(m.group()):
+            # a number, or hex digits read as hex above: base64 of random bytes uses the
+            # other 48 characters too (all 8+ in 16 of 64 by chance: under 1 in 65,000)
+            continue
         decoded = _b64(m.group())
         if decoded is not None and _word_shaped(m.group()) and not _plain(decoded):
             continue  # a word ("emphasis") decodes to noise by chance, not to text

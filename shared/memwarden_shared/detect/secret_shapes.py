@@ -290,7 +290,7 @@ def find_digit_runs(text: str, min_digits: int = MIN_DIGITS) -> Iterator[tuple[s
 # An id's letters around its digits: the rest of its token ("A123456(7)", "131052-308T"), a
 # check character standing alone after it ("… 56 C"), a country or series prefix of one or
 # two capitals before it ("AB 12 34 56 C", "HR 3339…").
-_TOKEN_TAIL = re.compile(r"[^\s\u2e80-\u9fff,;:!?。，；：！？]*")
+_TOKEN_TAIL = re.compile(r"[^\s\u2000-\u206f\u2e80-\u9fff,;:!?。，；：！？]*")
 _CHECK_AFTER = re.compile(r" (?:[A-Z0-9]|\([A-Z0-9]\))(?=[\s.,;:!?。，；：！？]|$)")
 _PREFIX_BEFORE = re.compile(r"(?<![A-Za-z])[A-Z]{1,2} ?$")
 
@@ -318,7 +318,11 @@ def _with_decoration(text: str, start: int, end: int) -> tuple[int, int]:
 
 # ------------------------------------------------------------------------------ tokens
 
-_TOKEN = re.compile(r"[^\s\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+")
+# A token ends at white space, at a CJK, Hangul or full-width character, and at a mark of
+# Unicode's General Punctuation block (dashes, ellipses, curly quotes, bullets: U+2000-U+206F):
+# writers put those between words, and no credential alphabet holds them, so "X—" or "X…"
+# is the word X, not a token mixing classes.
+_TOKEN = re.compile(r"[^\s\u2000-\u206f\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+")
 _EDGE = "\"'`.,;:!?()[]{}<>«»“”‘’"
 _PART = re.compile(r"[._/-]")
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~|")
