@@ -2,6 +2,9 @@
 about the old value (classifier_cues EN/ZH_SWITCH_CLAUSE in the negation exemptions), and
 a negated use marks X as the rejected alternative (routes EN/ZH_REJECTED_BEFORE).
 
+A habit that ended ("I used to use X", "我以前用 X") is the same old value: alone it
+commits nothing (it says nothing of today), before a switch clause it names what was left.
+
 Generated family: two different values of one catalogue key (the tool catalogue and the
 package managers of the registry), a negated clause about the old one in several shapes, a
 separator, and a switch clause for the new one, en and zh. The new value commits and the
@@ -27,6 +30,10 @@ _EN_OLD = [
     "Not {old} anymore",
     "No longer {old}",
     "I'm not on {old} any more",
+    # a habit that ended (EN_ENDED_HABIT)
+    "I used to use {old}",
+    "I stopped using {old}",
+    "I quit {old}",
 ]
 _EN_SEP = [", ", " — ", "; ", " - ", ": "]
 _EN_NEW = [
@@ -36,8 +43,18 @@ _EN_NEW = [
     "I use {new} now",
     "now I use {new}",
     "I've fully migrated to {new}",
+    "I'm on {new} now",
 ]
-_ZH_OLD = ["我不再用 {old} 了", "{old} 不用了", "不用 {old} 了"]
+_ZH_OLD = [
+    "我不再用 {old} 了",
+    "{old} 不用了",
+    "不用 {old} 了",
+    # a habit that ended (ZH_ENDED_HABIT)
+    "我以前用 {old}",
+    "我之前一直用 {old}",
+    "过去用 {old}",
+    "我原来在用 {old}",
+]
 _ZH_SEP = ["，", "；", "——"]
 _ZH_NEW = ["我改用 {new}", "我现在用 {new}", "我已经换成 {new} 了", "我切到 {new} 了"]
 

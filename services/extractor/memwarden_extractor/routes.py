@@ -20,6 +20,7 @@ from memwarden_shared.contract.registry import KeySpec, Registry
 from memwarden_shared.detect.grounding import form_pattern
 from memwarden_shared.detect.sensitive import sensitive_categories
 from memwarden_shared.text.classifier import DECISION, GROUP_RULE
+from memwarden_shared.text.classifier_cues import ZH_ENDED_HABIT
 from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.languages import names_a_people_or_language
 from memwarden_shared.text.stance import ZH_ROLE_HEAD, tool_names
@@ -61,7 +62,7 @@ EN_PREFERENCE_VERB = (
     r"(?:prefer|prefers|like|love|use|uses|using|used|stick with|stuck with|rely on"
     r"|switch(?:ed)? (?:over )?to|mov(?:e|ed) to|go with|went with|default to"
     r"|standardi[sz]ed on|favou?r|choose|chose|pick|from \S+ to|fan of|rather"
-    r"|reach for|turn to|go for"
+    r"|reach for|turn to|go for|(?:'m|\bam)(?: now| fully| mostly| all)? on"
     r"|(?:code|coding|program|programming|write code|work|edit|editing) (?:in|with))"
 )
 # "is"/"是" are not here: "my problem is that npm…" names no preference; "my editor is X"
@@ -72,11 +73,16 @@ ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改�
 EN_REJECTED_BEFORE = (
     r"(?:over|instead of|rather than|than|from|not|replace|replacing|away from"
     r"|(?:do|does|did|ca|wo)n't (?:use|like)|(?:not|never|stopped) (?:use|using|like|on)"
-    r"|no longer(?: (?:use|using|like|on))?)"
+    r"|no longer(?: (?:use|using|like|on))?|used to(?: (?:use|like|be on))?|quit(?: using)?"
+    r"|gave up(?: on)?)"
 )
 # ...or the value is the topic of a negated use in its own clause ("X 不用了，我改用 Y").
 ZH_REJECTED_AFTER = r"^[^，,；;。！？!?]{0,24}?(?:不用|不再用|不再使用|弃用|停用|戒掉)"
-ZH_REJECTED_BEFORE = r"(?:而不是|不是|不再|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?)"
+ZH_REJECTED_BEFORE = (
+    r"(?:而不是|不是|不再|不用|不要|别(?:给我)?用?|比|从|而非|代替|取代|替换掉?|"
+    + ZH_ENDED_HABIT
+    + ")"
+)
 
 EN_THEME_NOUN = r"(?:mode|theme|themes|ui|colou?r scheme|appearance|skin)"
 ZH_THEME_NOUN = r"(?:主题|模式|配色|外观|皮肤|界面)"

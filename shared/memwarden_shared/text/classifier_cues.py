@@ -57,7 +57,9 @@ EN_GROUP_DECISION = (
     r"|agreed|chose|chosen|settled on|committed to|opted for|went with|landed on|signed off on)\b"
 )  # "my team standardised on yarn" stays a report of the team's habit, not a decision
 ZH_GROUP_DECISION = (
-    r"(?:^|我们的?|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门)(?:里|内部)?(?:已经|最终|最后|一致)?"
+    # an English group noun written inside Chinese counts too ("我们 team 定了")
+    r"(?:^|我们的?\s*|[，,：:]\s*)(?:团队|组|小组|项目组?|公司|部门|team|squad)\s*(?:里|内部)?"
+    r"(?:已经|最终|最后|一致)?"
     r"(?:决定|商定|约定|定了|拍板|商量好了?|统一(?:用|使用)|敲定|定下来|定下了|选定)"
 )
 # A standing rule of the owner's own group, worded without "decide" (issue 25): the subject
@@ -66,7 +68,41 @@ ZH_GROUP_DECISION = (
 # a colon. "The other team's convention is …" names no group of the owner's and stays out.
 _EN_RULE_NOUN = r"(?:convention|standard|rule|policy|norm|house style|default)"
 _EN_OUR_GROUP = r"\bour\s+(?:team(?:'s)?\s+|company(?:'s)?\s+|project(?:'s)?\s+)?"
+_EN_GROUP_NOUN = r"(?:team|squad|group|company|org|project|department|side|end)"
+# A decision label heading the sentence (issue 25, round 8): up to three words of its own
+# (none another's: their, his, her, your, other, someone's), a decision or rule noun, an
+# optional "from our side" / "on our team", then a colon or a dash: "Official decision: …",
+# "Final call from our side: …", "Convention on our team: …". What follows is the group's.
+_EN_LABEL_WORD = r"(?:(?!(?:their|his|her|your|other|another|someone|somebody)\b)[a-z-]+\s+)"
+_EN_LABEL_NOUN = (
+    r"(?:decision|call|word|convention|rule|policy|standard|agreement|consensus|norm"
+    r"|guideline|practice|ruling)s?"
+)
+EN_DECISION_LABEL = (
+    r"^(?:our\s+"
+    + _EN_GROUP_NOUN
+    + r"'s\s+)?"
+    + _EN_LABEL_WORD
+    + r"{0,3}"
+    + _EN_LABEL_NOUN
+    + r"(?:\s+(?:from|on|of|for|in|within)\s+(?:our|my)\s+"
+    + _EN_GROUP_NOUN
+    + r")?"
+    r"\s*(?::|\s[-\u2014\u2013]|[\u2014\u2013])\s*\S"
+)
+# ... or tagging it after: "…, that's our team's convention", "… — this is our rule".
+EN_DECISION_TAG = (
+    r"[,;:\u2014\u2013-]\s*(?:that's|that is|this is|it's|it is)\s+(?:the\s+)?(?:our|my\s+"
+    + _EN_GROUP_NOUN
+    + r"'s)\s+(?:"
+    + _EN_GROUP_NOUN
+    + r"(?:'s)?\s+)?(?:official\s+)?"
+    + _EN_LABEL_NOUN
+    + r"\b"
+)
 EN_GROUP_RULE = (
+    EN_DECISION_LABEL,
+    EN_DECISION_TAG,
     _EN_OUR_GROUP + r"(?:official|standard|agreed|default|final|chosen|approved|sanctioned)\s+"
     r"(?:[\w.+#-]+\s+){0,2}?(?:is|are)\b",
     _EN_OUR_GROUP + _EN_RULE_NOUN + r"s?\s+(?:is|are)\b",
@@ -75,7 +111,22 @@ EN_GROUP_RULE = (
     r"\bwe(?:'ve| have)?\s+(?:officially\s+)?made\s+(?:it|[\w.+#-]+)\s+(?:the\s+)?(?:official"
     r"|standard|default)\b",
 )
+# The same label in Chinese: its own words only (final, official, the team's, ours), a
+# decision or rule noun, a colon: "最后拍板了：…", "团队规定：…", "正式决定：…"; and the tag
+# after: "…，这是我们组的规定".
+_ZH_LABEL_NOUN = r"(?:决定|拍板|规定|惯例|规范|约定|共识|定论|规矩|标准)"
+ZH_DECISION_LABEL = (
+    r"^(?:最后|最终|正式|官方|团队|小组|组里|我们|咱们|的|新|大家|一致|共同|已经|刚刚|刚|team)*"
+    + _ZH_LABEL_NOUN
+    + r"了?\s*[：:]\s*\S"
+)
+ZH_DECISION_TAG = (
+    r"[，,；;—]\s*(?:这|这个|那)(?:是|就是|算是)(?:我们|咱们)(?:的)?(?:团队|组|小组|项目组?|公司|部门|team)?"
+    r"(?:的)?(?:官方|统一的?)?" + _ZH_LABEL_NOUN
+)
 ZH_GROUP_RULE = (
+    ZH_DECISION_LABEL,
+    ZH_DECISION_TAG,
     r"(?:我们|咱们)(?:的)?(?:团队|组|小组|项目组?|公司|部门)?(?:的)?(?:官方|统一的?)?"
     r"(?:规定|惯例|规范|约定|标准|规矩)(?:是|为|[：:])",
     r"(?:^|[，,：:]\s*)(?:团队|组里|小组|项目组?|公司|部门)(?:里|内部)?(?:的)?"
@@ -333,6 +384,11 @@ EN_STANDING_CHOICE = (
 )
 # A clause that names a new value the owner changed to: "I've switched to Y", "I moved to Y",
 # "I'm on Y now", "now I use Y", "I use Y now".
+# A habit that ended, before the old value: "I used to use X", "I stopped using X", "I quit X".
+EN_ENDED_HABIT = (
+    r"(?<!'m )(?<!\bam )(?<!\bget )(?<!\bgot )(?<!\bbe )(?<!\bbeen )(?<!getting )used to"
+    r"|stopped(?: using| with)?|quit(?: using)?|gave up(?: on)?"
+)
 EN_SWITCH_CLAUSE = (
     r"(?:(?:and|but|so)\s+)?(?:(?:i|i've|i have|i'm|i am)\s+)?(?:now\s+)?(?:fully\s+|finally\s+)?"
     r"(?:switched|moved|changed|migrated|gone over|went over|converted"
@@ -361,7 +417,9 @@ EN_NEGATION_EXEMPT = (
     r"(?: away)?\b(?! to\b| from\b)",
     # a switch: the negation is about the old value, and a clause after it names the new one
     # ("not X anymore — I've switched to Y", "I don't use X anymore, I'm on Y now")
-    r"(?:[^,;:.!?\u2014\u2013]|[.!?](?=\w))*\b(?:anymore|any more|no longer)\b"
+    r"(?:[^,;:.!?\u2014\u2013]|[.!?](?=\w))*\b(?:anymore|any more|no longer|"
+    + EN_ENDED_HABIT
+    + r")\b"
     r"(?:[^,;:.!?\u2014\u2013]|[.!?](?=\w))*"
     r"[,;:\u2014\u2013-]+\s*(?=" + EN_SWITCH_CLAUSE + r")",
 )
@@ -379,7 +437,7 @@ EN_NEGATED = (
     r"|drives? me (?:crazy|nuts|mad|insane|up the wall)|(?:annoys?|bugs|irritates?|frustrates?"
     r"|infuriates?) me|ugh|yuck|eww|meh|ex-\w+ user)\b",
     # a habit that ended: "I used to use vim" (but "I'm used to vim" is a present habit)
-    r"(?<!'m )(?<!\bam )(?<!\bget )(?<!\bgot )(?<!\bbe )(?<!\bbeen )(?<!getting )\bused to\b",
+    r"\b(?:" + EN_ENDED_HABIT + r")\b",
 )
 EN_ONE_TIME = (
     r"\bthis time\b",
@@ -620,6 +678,13 @@ ZH_CONTRAST_CJK = (
     r"|而(?:不是|非)\s*(?:用\s*)?" + _ZH_NOT_ADVERB + r"[\u4e00-\u9fff]{2,5}"
 )
 # A clause that names a new value the owner changed to: "改用 Y", "换成 Y", "现在用 Y".
+# A habit that ended, said with a time word before the verb: "我以前用 X", "过去喜欢 X",
+# "原来一直在用 X" (the word opens the sentence or follows 我 or a clause break, so a
+# condition such as "提交之前用 X" stays a habit).
+ZH_ENDED_HABIT = (
+    r"(?:^|(?<=我)|(?<=[，,；;。！？!?\s]))(?:以前|之前|从前|过去|曾经|原来|原先|早先|以往|当年)"
+    r"(?:我)?(?:都|一直|也|还|总是|常常|经常|一般|主要)?(?:是|在)?(?:用|使用|喜欢|习惯用?|偏好|爱用)"
+)
 ZH_SWITCH_CLAUSE = (
     r"(?:我)?(?:现在|以后|已经|都)*(?:改|换|切|转|迁)(?:成|到|用|为|去)"
     r"|(?:我)?现在(?:都|一直)?(?:用|在用)"
@@ -638,11 +703,13 @@ ZH_NEGATION_EXEMPT = (
     r"(?:从来|从不|绝不|永远)?不(?:会)?(?:换|变|改)(?![成到用为])|没(?:换|变|改)过",
     # a switch: the negation is about the old value, the clause after it names the new one
     # ("不再用 X 了，改用 Y", "X 不用了，现在用 Y")
-    r"(?:[^，,；;。！？!?—]|[!?](?=\w))*(?:不再|不)(?:用|使用)?(?:[^，,；;。！？!?—]|[!?](?=\w))*"
+    r"(?:[^，,；;。！？!?—]|[!?](?=\w))*(?:不再|不|" + ZH_ENDED_HABIT + r")(?:用|使用)?"
+    r"(?:[^，,；;。！？!?—]|[!?](?=\w))*"
     r"[，,；;—–-]+\s*(?=" + ZH_SWITCH_CLAUSE + r")",
 )
 ZH_NEGATED = (
     r"不|没|别|未|勿|莫|甭|毋|无法|讨厌|反感|拒绝|并非|绝非|决非|停用|弃用|戒掉",
+    ZH_ENDED_HABIT,  # a habit that ended says nothing of today
     # every text is folded to simplified first (memwarden_shared.text.fold, SCRIPT), so 討厭, 沒 and
     # 並非 meet these cues too; Cantonese: 唔 (not), 冇 (have not), 咪 (don't), 憎 (hate)
     r"唔(?!该|紧要)|冇|咪(?:用|开|搞|再|理)|憎|(?<!请)无(?!论|限|线|缝|人机|头|服务器|障碍|损|敌|聊)",
