@@ -128,6 +128,7 @@ DECISION = _rx(cues.EN_DECISION, cues.ZH_DECISION)
 # A standing rule of the owner's own group ("our convention is", "团队规定"): a decision of
 # the group's even where no "we" is written.
 GROUP_RULE = _rx(cues.EN_GROUP_RULE, cues.ZH_GROUP_RULE)
+_DECISION_LABEL = _rx((cues.EN_DECISION_LABEL,), (cues.ZH_DECISION_LABEL,))
 _LATELY = _rx(cues.EN_LATELY, cues.ZH_LATELY)
 _NOWADAYS = re.compile(r"\b(?:these days|nowadays)\b")
 _SITUATIONAL = _rx(cues.EN_SITUATIONAL, cues.ZH_SITUATIONAL)
@@ -421,6 +422,10 @@ def _reported_label(raw: str) -> bool:
 def _label_words(label: str) -> bool | None:
     """True when the label's words attribute ("Dan said", "my manager", "老板说"), False when
     they are the owner's own heading, None when they say neither."""
+    if _DECISION_LABEL.match(label + ": …"):
+        # "定论：…", "团队决定：…", "Final word:": the owner's group's decision, no speaker
+        # (the label's words are its own: no other person's name or title passes)
+        return False
     if _LABEL_ATTRIBUTION.search(label) or _REPORTED.search(label):
         return True
     if _SELF_LABEL.search(label) or _EXPLICIT_LEAD.match(label) or label.startswith("my "):

@@ -71,8 +71,8 @@ _EN_OUR_GROUP = r"\bour\s+(?:team(?:'s)?\s+|company(?:'s)?\s+|project(?:'s)?\s+)
 _EN_GROUP_NOUN = r"(?:team|squad|group|company|org|project|department|side|end)"
 # A decision label heading the sentence (issue 25, round 8): up to three words of its own
 # (none another's: their, his, her, your, other, someone's), a decision or rule noun, an
-# optional "from our side" / "on our team", then a colon or a dash: "Official decision: …",
-# "Final call from our side: …", "Convention on our team: …". What follows is the group's.
+# optional "from our side" / "on our team", then a colon or a dash: "Team decision: …",
+# "Final word from our end: …", "Standard for our project: …". What follows is the group's.
 _EN_LABEL_WORD = r"(?:(?!(?:their|his|her|your|other|another|someone|somebody)\b)[a-z-]+\s+)"
 _EN_LABEL_NOUN = (
     r"(?:decision|call|word|convention|rule|policy|standard|agreement|consensus|norm"
@@ -112,8 +112,8 @@ EN_GROUP_RULE = (
     r"|standard|default)\b",
 )
 # The same label in Chinese: its own words only (final, official, the team's, ours), a
-# decision or rule noun, a colon: "最后拍板了：…", "团队规定：…", "正式决定：…"; and the tag
-# after: "…，这是我们组的规定".
+# decision or rule noun, a colon: "最终定论：…", "团队规定：…", "正式决定：…"; and the tag
+# after: "…，这是我们团队的惯例".
 _ZH_LABEL_NOUN = r"(?:决定|拍板|规定|惯例|规范|约定|共识|定论|规矩|标准)"
 ZH_DECISION_LABEL = (
     r"^(?:最后|最终|正式|官方|团队|小组|组里|我们|咱们|的|新|大家|一致|共同|已经|刚刚|刚|team)*"
