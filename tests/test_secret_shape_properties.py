@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from mnemonic import Mnemonic
 
-from memwarden_shared.detect import secret_ids, secret_shapes
+from memwarden_shared.detect import secret_cues, secret_ids, secret_shapes
 from memwarden_shared.detect.secret_cues import AMBIGUOUS, CHINESE, ENGLISH, lexicon
 from memwarden_shared.detect.secret_mask import MASK, mask_secrets, mask_session
 
@@ -64,7 +64,9 @@ def passwords(draw: st.DrawFn) -> str:
         draw(st.sampled_from(string.digits)),
     ]
     chars = draw(st.permutations(body + must))
-    symbol = draw(st.sampled_from(SYMBOLS))
+    # not "=": "name=value" is an assignment, judged by its own rule (a plain value such
+    # as "A0" after a plain name is no credential; see the assignment properties above)
+    symbol = draw(st.sampled_from(SYMBOLS.replace("=", "")))
     at = draw(st.integers(1, len(chars) - 1))
     return "".join(chars[:at]) + symbol + "".join(chars[at:])
 
@@ -680,3 +682,71 @@ def test_shape__a_credential_beside_a_dash_or_ellipsis_is_still_masked(
 ) -> None:
     for text in (f"the key is {secret}{mark}ok", f"{mark}{secret}{mark}", f"用{secret}{mark}好"):
         assert not _unmasked(secret, mask_secrets(text).text), text
+
+
+def _plain_cues(kinds: tuple[str, ...]) -> list[str]:
+    words = [w for k in kinds for w in (*ENGLISH[k], *CHINESE[k])]
+    return sorted(w for w in words if w not in AMBIGUOUS and len(w) > 2)
+
+
+def _digit_groups(draw: st.DrawFn) -> str:
+    groups = draw(st.lists(st.text("0123456789", min_size=4, max_size=4), min_size=2, max_size=4))
+    return draw(st.sampled_from([" ", "-", ""])).join(groups)
+
+
+@PROPERTY
+@given(
+    st.sampled_from(_plain_cues((secret_cues.NATIONAL_ID, secret_cues.ACCOUNT))),
+    st.sampled_from([" no. ", " number ", "编号", "号码是 ", " nr "]),
+    st.data(),
+)
+def test_cue__an_order_word_after_an_identity_cue_numbers_a_person(
+    cue: str, order_word: str, data: st.DataObject
+) -> None:
+    # the order-number exemption ("order no. …", "订单编号 …") yields to a lexicon cue near
+    run = _digit_groups(data.draw)
+    text = f"my {cue}{order_word}{run}, thanks"
+    assert not _unmasked(run, mask_secrets(text).text), text
+
+
+@PROPERTY
+@given(
+    st.sampled_from(["order no. ", "ticket #", "订单编号 ", "tracking number ", "工单 "]),
+    st.integers(10**5, 10**10),
+)
+def test_harmless__an_order_number_without_an_identity_cue_is_kept(order: str, number: int) -> None:
+    text = f"{order}{number} arrived yesterday"
+    assert mask_secrets(text).text == text
+
+
+@PROPERTY
+@given(
+    st.sampled_from(_plain_cues((secret_cues.PIN, secret_cues.PASSWORD, secret_cues.KEY))),
+    st.lists(
+        st.from_regex(r"[a-z0-9]{3,6}[-_ ]?[a-z0-9]{3,6}", fullmatch=True).filter(
+            lambda t: any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
+        ),
+        min_size=2,
+        max_size=6,
+    ),
+    st.sampled_from(["keep them safe:", "here they are:", "保存好：", "如下:"]),
+)
+def test_cue__a_cue_announcing_lines_masks_every_line_of_the_block(
+    cue: str, items: list[str], announce: str
+) -> None:
+    text = f"my {cue}, {announce}\n" + "\n".join(items) + "\n\nthanks, that is all"
+    masked = mask_secrets(text).text
+    block, _, rest = masked.partition("\n\n")
+    lines = block.split("\n")[1:]
+    assert len(lines) == len(items) and not any(c.isalnum() for line in lines for c in line), (
+        text,
+        masked,
+    )
+    assert rest == "thanks, that is all"  # the block ends at its blank line
+
+
+@PROPERTY
+@given(st.lists(st.from_regex(r"[a-z]{3,8} [a-z]{3,8}", fullmatch=True), min_size=2, max_size=5))
+def test_harmless__lines_after_a_colon_without_a_cue_are_kept(items: list[str]) -> None:
+    text = "my shopping list for the week:\n" + "\n".join(items)
+    assert mask_secrets(text).text == text

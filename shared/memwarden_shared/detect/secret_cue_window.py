@@ -14,6 +14,9 @@ Inside a window, with no exemption for dates, phones or counts, these are masked
   Latin token unless it is a word about the secret (``my password is too weak``), or a
   run of Chinese characters unless it opens with one (``密码是我生日``).
 
+A cue whose sentence ends in a colon and a line break announces the lines after it: each
+line of that block, to a blank line, is masked whole, whatever it looks like.
+
 Outside windows, a spelled sequence of six units or more is masked all the same, as a
 digit run of six would be (:mod:`memwarden_shared.detect.secret_shapes`).
 
@@ -31,6 +34,7 @@ from memwarden_shared.detect.secret_shapes import UNIT_AFTER, credential_shaped,
 
 SPELLED = "spelled_secret"
 FORWARD, BACKWARD = 64, 32
+LIST_BLOCK = 1024  # the most a cue announcing lines reaches into them
 SPELLED_ALONE = 6  # units of a spelled sequence masked with no cue: as a digit run
 SPELLED_IN_WINDOW = 2
 
@@ -51,7 +55,10 @@ _SPELLED = re.compile(rf"(?<![A-Za-z0-9]){_UNIT}(?:{_SEP}{_UNIT})+", re.IGNORECA
 _UNIT_ONE = re.compile(_UNIT, re.IGNORECASE)
 _WORDY_UNIT = re.compile(rf"(?:{_DIGIT_WORDS}|{_NATO})|\bas\b|\bfor\b|[{_ZH_NUMERAL}]", re.I)
 
-_HARD_BREAK = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_LINE = re.compile(r"[^\s](?:[^\n]*[^\s])?")
+# A period ends a sentence, but not the one of "no.", "nr." or "acct." ("passport no. 1234…")
+_HARD_BREAK = re.compile(r"[。！？!?;；\n]|(?<!\b(?i:no))(?<!\b(?i:nr))(?<!\b(?i:acct))\.(?=\s|$)")
 _CONNECTOR = re.compile(
     r"\s*(?:(?:is|are|was|will be|reads|equals)\b\s*[:=]?|:=|[:=：]|->|=>"
     r"|就是|是|为|為|叫|设为|改成|换成)\s*(?:(?:now|still|just|currently)\s+)?",
@@ -82,6 +89,18 @@ def _spelled(text: str, lo: int, hi: int, min_units: int) -> Iterator[tuple[str,
 def find_spelled(text: str) -> Iterator[tuple[str, int, int]]:
     """Spelled sequences of :data:`SPELLED_ALONE` units or more, anywhere in ``text``."""
     yield from _spelled(text, 0, len(text), SPELLED_ALONE)
+
+
+def _announced_block(text: str, start: int) -> tuple[int, int] | None:
+    """The block of lines the cue's sentence announces ("backup codes, keep them safe:" ⏎
+    code ⏎ code): from the line after its colon to a blank line (at most LIST_BLOCK)."""
+    brk = _HARD_BREAK.search(text, start, min(len(text), start + FORWARD))
+    if brk is None or text[brk.start()] != "\n":
+        return None
+    if not text[start : brk.start()].rstrip().endswith((":", "：")):
+        return None
+    blank = _BLANK_LINE.search(text, brk.end(), min(len(text), brk.end() + LIST_BLOCK))
+    return brk.end(), blank.start() if blank else min(len(text), brk.end() + LIST_BLOCK)
 
 
 def _forward_end(text: str, start: int) -> int:
@@ -155,6 +174,11 @@ def _window_findings(text: str, cue: Cue, cues: list[Cue]) -> Iterator[tuple[str
     slot = _value_slot(text, cue, hi)
     if slot is not None:
         yield cue.kind, *slot
+    block = _announced_block(text, cue.end)
+    if block is not None:
+        # each line of the block is one item, whatever it looks like: masked whole
+        for line in _LINE.finditer(text, *block):
+            yield cue.kind, line.start(), line.end()
 
 
 def find_cue_windows(text: str) -> Iterator[tuple[str, int, int]]:

@@ -61,6 +61,8 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from functools import lru_cache
 
+from memwarden_shared.detect.secret_cues import find_cues
+
 DIGIT_RUN = "digit_run"
 CREDENTIAL_SHAPE = "credential_shape"
 HEX_RUN = "hex_run"
@@ -210,11 +212,17 @@ def harmless_digit_run(text: str, start: int, end: int) -> bool:
         return True
     if UNIT_AFTER.match(text, end) or _is_round(digits):
         return True
-    if _ORDER_CUE.search(before):
-        return True
+    if _ORDER_CUE.search(before) and not _identity_cued(before):
+        return True  # an order's number; never when an identity or credential cue is near
     plus = before.rstrip(" (").endswith("+")
     chinese = bool(_HAN.search(text, max(0, start - 20), min(len(text), end + 20)))
     return _is_phone(run, plus, bool(_PHONE_CUE.search(before)), chinese)
+
+
+def _identity_cued(before: str) -> bool:
+    """A cue of the credential lexicon (an id, an account, a PIN…) stands in ``before``: "编号"
+    or "no." after it numbers a person, not an order ("个人编号", "my ID no.")."""
+    return bool(find_cues(before))
 
 
 def _token_around(text: str, start: int, end: int) -> str:
