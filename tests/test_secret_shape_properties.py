@@ -507,6 +507,32 @@ def test_window__spelled_letters_and_chinese_digit_words_after_a_cue_are_masked(
     assert masked[3].text == "thanks, that is all for today"
 
 
+_SPELLING_ANNOUNCED = [
+    "spelling it out", "spell it out", "letter by letter", "one character at a time",
+    "一个字母一个字母", "逐个字母",
+]  # fmt: skip
+
+
+@PROPERTY
+@given(
+    st.sampled_from(_SPELLING_ANNOUNCED),
+    st.lists(st.sampled_from(string.ascii_letters + string.digits), min_size=4, max_size=12),
+    st.integers(1, 3),
+    st.sampled_from(["so you get it right:", "here goes:", "念给你：", ""]),
+)
+def test_window__a_spelling_announced_masks_the_units_over_the_next_turns(
+    announce: str, units: list[str], turns: int, tail: str
+) -> None:
+    # announcing a spelling is a cue: the units that follow, cut over 1-3 turns, are masked
+    cut = [units[i::turns] for i in range(turns)]
+    texts = [f"ok, {announce} {tail} {' '.join(cut[0])}", *(" ".join(c) for c in cut[1:])]
+    masked = mask_session([*texts, "thanks, that is all for today"])
+    for piece, out in zip(cut, masked, strict=False):
+        spelled = out.text[-len(" ".join(piece)) :]  # each turn ends with its units
+        assert not any(c.isalnum() for c in spelled), (texts, out.text)
+    assert masked[-1].text == "thanks, that is all for today"
+
+
 # ------------------------------------------------------------------ 7. harmless families
 
 

@@ -49,6 +49,9 @@ ENGLISH: dict[str, tuple[str, ...]] = {
         "alarm code", "entry code", "access code", "unlock code", "lock code", "keypad code",
         "security answer", "security question", "secret answer", "maiden name", "pass",
         "code",
+        # announcing a spelling: what follows is dictated unit by unit, as secrets are
+        "spelling it out", "spell it out", "spelled out", "spelt out", "letter by letter",
+        "character by character", "one letter at a time", "one character at a time",
     ),
     PIN: (
         "pin", "pin code", "pin number", "pins", "otp", "one-time code", "one time code",
@@ -90,6 +93,7 @@ CHINESE: dict[str, tuple[str, ...]] = {
         "密码", "口令", "暗号", "登录密码", "开门密码", "门禁密码", "门锁密码", "锁屏密码",
         "开机密码", "解锁密码", "管理员密码", "无线密码", "密保", "密保答案", "密保问题",
         "动态密码", "独立密码", "账号密码", "账户密码",
+        "逐个字母", "一个字母一个字母", "逐字母", "逐个字符", "一位一位",
     ),
     PIN: (
         "验证码", "校验码", "动态码", "动态口令", "短信码", "短信验证码", "安全码", "提取码",
