@@ -21,6 +21,7 @@ from memwarden_shared.detect.grounding import form_pattern
 from memwarden_shared.detect.sensitive import sensitive_categories
 from memwarden_shared.text.classifier import DECISION, GROUP_RULE
 from memwarden_shared.text.classifier_cues import ZH_ENDED_HABIT
+from memwarden_shared.text.code_switch import reading_form
 from memwarden_shared.text.fold import Level, fold_text
 from memwarden_shared.text.languages import names_a_people_or_language
 from memwarden_shared.text.stance import ZH_ROLE_HEAD, tool_names
@@ -111,7 +112,11 @@ ZH_STYLE_WORD = (
 EN_EDITOR_CONTEXT = r"\b(?:editor|ide|code|coding|program|programming|develop)\b"
 # "IDE" written inside Chinese needs its own bounds: re.I would find it in "idea", "side"
 ZH_EDITOR_CONTEXT = r"编辑器|写代码|编程|敲代码|开发|(?<![A-Za-z])IDE(?![A-Za-z])"
-EDITOR_KEYED = r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器(?:是|用)"
+# an adverb may stand between the key noun and its verb: "编辑器一直是 X", "编辑器现在用 X"
+_ZH_KEY_ADVERB = r"\s*(?:一直|都|也|还|现在|目前|平时|通常|一般|总是|主要)*\s*"
+EDITOR_KEYED = (
+    r"\b(?:editor|ide)\b\s*(?:of choice\s*)?(?:is|:)|编辑器" + _ZH_KEY_ADVERB + r"(?:是|用)"
+)
 # Slang for the owner's main tool (issue 25): "daily driver", "go-to", "workhorse", "主力".
 MAIN_TOOL = (
     r"daily[- ]driver|go[- ]to(?:\s+tool)?|main tool|workhorse|weapon of choice|bread and butter"
@@ -133,7 +138,7 @@ ROLE_AFTER = (
 )
 # An editor the registry does not list is taken only from "my editor is X".
 EN_EDITOR_NAMED = r"(?i:\bmy (?:\w+ )?(?:editor|ide)(?: of choice)? is)\s+([A-Za-z][\w.+#-]*)"
-ZH_EDITOR_NAMED = r"编辑器(?:是|用的是)\s*([A-Za-z][\w.+#-]*)"
+ZH_EDITOR_NAMED = r"编辑器" + _ZH_KEY_ADVERB + r"(?:是|用的是)\s*([A-Za-z][\w.+#-]*)"
 # Editor names that are also ordinary words need the context above.
 AMBIGUOUS_EDITOR_FORMS = frozenset(
     {"idea", "cursor", "vi", "helix", "nano", "zed", "notepad", "记事本", "sublime"}
@@ -568,7 +573,9 @@ def route(s: Sentence, registry: Registry) -> dict[str, str]:
 
 
 def make_sentence(raw: str, claim: str) -> Sentence:
-    return Sentence(raw=raw, folded=fold_text(raw, Level.SPACE), claim=claim)
+    # chat spellings spelled out, a code-switched sentence's key words read in Chinese; values are
+    # still taken from ``raw`` and ``claim`` as written
+    return Sentence(raw=raw, folded=fold_text(reading_form(raw), Level.SPACE), claim=claim)
 
 
 def has_speaker(folded: str) -> bool:

@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from memwarden_shared.text import classifier_cues as cues
 from memwarden_shared.text.batch_memo import per_batch
+from memwarden_shared.text.code_switch import chat_please_lead, reading_form
 from memwarden_shared.text.fold import Level, fold_text, simplified
 from memwarden_shared.text.non_serious import declaration_alone, declared_joke, laughing
 from memwarden_shared.text.prefilter import Prefiltered, prefiltered
@@ -206,7 +207,7 @@ _EXPLICIT_LEAD = re.compile(
     r"|(?:fyi|just so you know)\s+for (?:later|the future|future reference)|for later"
     r"|for the record|nb|n\.b)\b\.?"
     r"(?:\s+that\b)?\s*" + _P + r"?\s*"
-    r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记着|记得|牢记"
+    r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记[着著]|记得|牢记"
     r"|备注一下|记录一下|备忘录|给自己的备忘|备忘|(?:备注|记录|笔记|留个底)(?=\s*[:：]))(?:一下)?\s*"
     + _P
     + r"*\s*|(?:别|不要)(?:让我)?忘(?:了|记)\s*"
@@ -236,6 +237,7 @@ def claim_offset(sentence: str) -> int:
     while True:
         before = offset
         offset += strip_discourse(sentence[offset:])
+        offset += chat_please_lead(sentence[offset:])  # "pls remember …"
         m = _EXPLICIT_LEAD.match(sentence[offset:])
         if m:
             offset += m.end()
@@ -486,7 +488,7 @@ def classify(sentence: str) -> SentenceFeatures:
     The rules read a simplified copy (one character for one): traditional and simplified
     Chinese are one language to them, whichever rule looks at the raw text.
     """
-    sentence = simplified(sentence)
+    sentence = reading_form(simplified(sentence))  # "pls", "我的 timezone 是 …"
     folded = fold_text(sentence, Level.SPACE)
     discourse_free = folded[strip_discourse(folded) :]
     offset = claim_offset(sentence)
