@@ -25,6 +25,7 @@ import re
 
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import written_dates
+from memwarden_shared.text.fold import simplified
 from memwarden_shared.text.reltime import Granularity, find_relative_times, normalise_relative_times
 
 _ISO_DAY = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
@@ -46,7 +47,9 @@ _ANNUAL = re.compile(
 
 
 def _day_phrases(claim: str, anchor: dt.datetime) -> list[tuple[int, int, dt.date]]:
-    """(start, end, date) of each day-precise date phrase in ``claim``."""
+    """(start, end, date) of each day-precise date phrase in ``claim``, read on its simplified
+    copy (one character for one, so the offsets hold): "下週二" is "下周二"."""
+    claim = simplified(claim)
     found = [
         (rel.start, rel.end, rel.date)
         for rel in find_relative_times(claim, anchor)

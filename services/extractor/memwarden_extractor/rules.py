@@ -68,7 +68,7 @@ _TRAILING = "。．.!！?？;；…~～\"'”’)）]】」』》,，:： \t"
 # A remember-cue may also close the sentence: "我有高血压，请记住。", "I work remotely, remember."
 _TRAILING_CUE = re.compile(
     r"(?:[,，;；:：\s—-]+(?:please\s+)?(?:remember|note|keep in mind)(?:\s+(?:that|this|it))?"
-    r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记着)(?:了|哦|啊|吧)?)$"
+    r"|[,，;；:：\s]+(?:请|帮我|麻烦你?)?(?:记住|记一下|记下|记[着著])(?:了|哦|啊|吧)?)$"
     rf"|{cues.EN_TRAILING_CUE}|{cues.ZH_TRAILING_CUE}",
     re.I,
 )

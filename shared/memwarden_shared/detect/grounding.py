@@ -34,7 +34,7 @@ from memwarden_shared.text.anaphora import refers_elsewhere
 from memwarden_shared.text.classifier import Feature, claim_offset, classify
 from memwarden_shared.text.clocktime import find_clock_times
 from memwarden_shared.text.event_dates import parse_dated, when_in, without
-from memwarden_shared.text.fold import Level, fold_text
+from memwarden_shared.text.fold import Level, fold_text, simplified
 from memwarden_shared.text.prefilter import Prefiltered, any_may_match, prefiltered
 from memwarden_shared.text.reltime import find_relative_times, has_relative_time, rendered_dates
 
@@ -146,7 +146,7 @@ _MAY_RESTRICT_FREE_TEXT = any_may_match(RESTRICTIVE + FREE_TEXT_ONLY)
 
 def _without_relative_times(span: str) -> str:
     """``span`` with relative dates blanked: "last Monday" is a date, not "on Mondays"."""
-    for rel in reversed(find_relative_times(span, _ANY_ANCHOR)):
+    for rel in reversed(find_relative_times(simplified(span), _ANY_ANCHOR)):
         span = span[: rel.start] + " " * (rel.end - rel.start) + span[rel.end :]
     return span
 
@@ -256,7 +256,7 @@ def _timezone_grounded(value: str, spec: KeySpec, folded_span: str) -> bool:
 
 def _dates_grounded(value: str, span: str, anchor: dt.datetime) -> tuple[bool, str]:
     """Check each ISO date of ``value`` against ``span``; return the value without them."""
-    resolved = {rel.iso for rel in find_relative_times(span, anchor)}
+    resolved = {rel.iso for rel in find_relative_times(simplified(span), anchor)}
     rest = value
     for start, end, iso in reversed(rendered_dates(value)):
         if iso not in span and iso not in resolved:

@@ -211,7 +211,7 @@ EN_TRAILING_CUE = (
     r"|okay))?\s*[.!]*$"
 )
 ZH_TRAILING_CUE = (
-    r"[，,；;]\s*(?:请|帮我|麻烦你?)?(?:记住|记一下|记下来|记下|记着|记好)(?:了|哦|啊|吧|喔|呀|哈)?"
+    r"[，,；;]\s*(?:请|帮我|麻烦你?)?(?:记住|记一下|记下来|记下|记[着著]|记好)(?:了|哦|啊|吧|喔|呀|哈)?"
     r"\s*[。.!！~～]*$"
 )
 # The header of an inline list to remember: a remember-verb, what is listed at most, and a
@@ -220,7 +220,7 @@ LIST_HEADER = (
     r"^(?:(?:please\s+)?(?:remember|memori[sz]e|note|keep in mind|don't forget)"
     r"(?:\s+(?:these|those|this|the following|(?:these|those|the\s+)?(?:two|three|four|five"
     r"|a few|several|some|\d+)\s+(?:things|points|items|facts|notes)))?"
-    r"|(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下|记着|备忘)"
+    r"|(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下|记[着著]|备忘)"
     r"(?:(?:这|以下|下面|如下)?(?:[一二两三四五六七八九十几\d]+)?\s*(?:件事(?:情)?|点|条|项|个要点)"
     r"|以下|如下|这些)?)\s*[:：]$"
 )
@@ -601,7 +601,7 @@ EN_ROOT_CAUSE = (
 
 # --------------------------------------------------------------------------- Chinese
 
-_ZH_REMEMBER = r"(?:记住|记下|记一下|记着|记得|牢记|备注一下|记录一下)"
+_ZH_REMEMBER = r"(?:记住|记下|记一下|记[着著]|记得|牢记|备注一下|记录一下)"
 ZH_EXPLICIT = (
     r"^(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|要|永远|长期|永久)?" + _ZH_REMEMBER,
     r"(?:请|帮我|麻烦你?|帮忙)(?:务必|一定要?|永久|长期)?" + _ZH_REMEMBER,

@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from memwarden_shared.text.fold import zh_numeral_value
+from memwarden_shared.text.fold import simplified, zh_numeral_value
 from memwarden_shared.text.reltime import find_relative_times
 
 DATED = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?\s+(\S.*)$", re.S)
@@ -175,7 +175,7 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
     dates: set[dt.date] = set()
     times: set[dt.time] = set()
     intervals: list[tuple[int, int]] = []
-    for rel in find_relative_times(span, anchor):
+    for rel in find_relative_times(simplified(span), anchor):
         if rel.granularity.value == "day":
             dates.add(rel.date)
         intervals.append((rel.start, rel.end))
@@ -185,7 +185,7 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
         except ValueError:
             continue
         intervals.append((m.start(), m.end()))
-    for start, end, day in written_dates(span, anchor):
+    for start, end, day in written_dates(simplified(span), anchor):
         dates.add(day)
         intervals.append((start, end))
     for m in _EN_TIME.finditer(span):
@@ -228,7 +228,7 @@ def periods_in(span: str, anchor: dt.datetime) -> list[tuple[dt.date, dt.date]]:
     the whole week or month. Recall matches a dated memory to a date question with it."""
     periods = [
         (rel.date, _period_end(rel.date, rel.granularity.value))
-        for rel in find_relative_times(span, anchor)
+        for rel in find_relative_times(simplified(span), anchor)
     ]
     for m in re.finditer(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", span):
         try:
@@ -236,5 +236,5 @@ def periods_in(span: str, anchor: dt.datetime) -> list[tuple[dt.date, dt.date]]:
         except ValueError:
             continue
         periods.append((day, day))
-    periods.extend((day, day) for _, _, day in written_dates(span, anchor))
+    periods.extend((day, day) for _, _, day in written_dates(simplified(span), anchor))
     return periods

@@ -283,6 +283,12 @@ def _zh_day_of_month(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granulari
     return _day_of_month(ZH_SHIFT[m.group(1)], _zh_num(m.group(2)), day)
 
 
+def _en_week_then_weekday(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
+    """ "next week Thursday": that weekday of the named week."""
+    shift, weekday = EN_SHIFT[m.group(1).lower()], EN_WEEKDAYS[m.group(2).lower()]
+    return _monday(day, shift) + dt.timedelta(days=weekday), Granularity.DAY, ""
+
+
 def _zh_weekday_after_next(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
     """ "下下周二": weekday X of the week after next."""
     return _monday(day, 2) + dt.timedelta(days=ZH_WEEKDAYS[m.group(1)]), Granularity.DAY, ""
@@ -307,6 +313,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
         re.compile(_L + r"(" + _WEEKDAY + r")\s+(?:of\s+)?(this|next|last)\s+week" + _R, re.I),
         _en_weekday_of_week,
+    ),
+    # ... and said week first: "next week Thursday", "next week's Friday", "next week on Monday"
+    (
+        re.compile(
+            _L + r"(this|next|last)\s+week(?:'s)?,?\s+(?:on\s+)?(" + _WEEKDAY + r")" + _R, re.I
+        ),
+        _en_week_then_weekday,
     ),
     (
         re.compile(

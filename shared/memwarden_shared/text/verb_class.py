@@ -67,7 +67,7 @@ _CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "remember",
         re.compile(
             r"\b(?:remember|keep in mind|don't forget|note to self|memo)\b"
-            r"|记住|记一下|记下|记着|别忘|备忘"
+            r"|记住|记一下|记下|记[着著]|别忘|备忘"
         ),
     ),
 )

@@ -1,0 +1,81 @@
+"""How the rules read what people write (issue 25, round 8), each over a generated family:
+
+- a week named before its weekday ("next week Thursday") is that day, as the weekday named
+  first ("Thursday next week") is (``reltime``);
+- a dated event asked to be remembered in traditional characters gets the date the
+  simplified sentence gets (``events._day_phrases`` and the gate's grounding read the
+  simplified copy; 記著 is 记着);
+- a chat spelling of "please" or "you" ("pls", "plz", "u") asks what the spelled-out word
+  asks (``code_switch.reading_form``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opencc import OpenCC
+
+from memwarden_shared.text.reltime import EN_WEEKDAYS, find_relative_times
+from memwarden_usecases.explain import explain
+from tests.extract_helpers import proposals
+
+_ANCHORS = st.datetimes(
+    min_value=dt.datetime(2020, 1, 1),
+    max_value=dt.datetime(2035, 12, 31),
+    timezones=st.just(dt.UTC),
+)
+_WEEKDAYS = sorted(EN_WEEKDAYS)
+
+
+def _days(text: str, anchor: dt.datetime) -> list[dt.date]:
+    return [r.date for r in find_relative_times(text, anchor)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(_ANCHORS, st.sampled_from(["this", "next", "last"]), st.sampled_from(_WEEKDAYS))
+def test_a_week_named_before_its_weekday_is_that_day(
+    anchor: dt.datetime, shift: str, weekday: str
+) -> None:
+    expected = _days(f"it is on {weekday} {shift} week", anchor)
+    assert len(expected) == 1
+    for text in (f"it is {shift} week {weekday}", f"it is {shift} week's {weekday}"):
+        assert _days(text, anchor) == expected, text
+
+
+_ZH_WHEN = ["明天", "后天", "下周二", "下周五", "这周四", "下个星期一"]
+_ZH_WHAT = ["要交期末报告", "要发版", "是项目评审", "要去体检", "开季度会"]
+_ZH_CUE = ["请记住，", "帮我记着，", "记一下，", "记住："]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_ZH_CUE), st.sampled_from(_ZH_WHEN), st.sampled_from(_ZH_WHAT))
+def test_a_dated_event_in_traditional_characters_gets_the_same_date(
+    cue: str, when: str, what: str
+) -> None:
+    simplified = f"{cue}{when}{what}。"
+    events = [p.value.split(" ")[0] for p in proposals(simplified)]
+    assert events, simplified  # the simplified sentence is a dated event
+    for table in ("s2t", "s2tw", "s2hk"):
+        traditional = OpenCC(table).convert(simplified)
+        got = [p.value.split(" ")[0] for p in proposals(traditional)]
+        assert got == events, (simplified, traditional, events, got)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["pls", "plz", "Pls", "PLZ"]),
+    st.sampled_from(["remember that I use {v}", "note: I prefer {v}", "remember I always use {v}"]),
+    st.sampled_from(["npm", "pnpm", "yarn", "bun"]),
+)
+def test_a_chat_spelling_of_please_asks_what_please_asks(
+    please: str, request: str, value: str
+) -> None:
+    def decided(text: str) -> list[tuple[str, str, str]]:
+        return [(c.key, c.value, c.decision) for s in explain(text) for c in s.candidates]
+
+    spelled_out = f"please {request.format(v=value)}"
+    chat = f"{please} {request.format(v=value)}"
+    assert decided(chat) == decided(spelled_out)
+    assert [p.value for p in proposals(chat)] == [p.value for p in proposals(spelled_out)]
