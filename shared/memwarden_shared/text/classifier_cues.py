@@ -519,6 +519,14 @@ EN_REPORTED = (
     r"\b(?:" + EN_PERSON + r")s?'s? (?:message|reply|email|mail|comment|words|note|post|answer"
     r"|text|dm|slack)\b",
     r"\bi (?:heard|read) (?:that|somewhere)\b",
+    # a person's own attribute named by their possessive: "my co-founder Ana's time zone is
+    # …", "Sam's editor is …" (a word with "'s" before a personal key noun that is no
+    # contraction: "it's", "that's", "let's"… and the owner's own group are not persons)
+    r"\b(?!(?:it|that|what|who|where|there|here|he|she|let|today|tonight|everyone|everybody"
+    r"|one|this|team|company|project|group|org|squad)'s)[a-z][\w-]*'s\s+(?:own\s+|usual\s+"
+    r"|preferred\s+|favou?rite\s+)?(?:time ?zone|tz|name|first name|last name|nickname|editor"
+    r"|ide|email|e-mail|phone|number|address|birthday|theme|shell|os|package manager|location"
+    r"|home(?:town)?|city|reply language|language)\b",
     r"\b(?:the|this|that) users?(?:'s)?\b",  # the speaker never calls themself "the user"
     # the owner's own words said elsewhere: "I said in the meeting that I like X" reports a
     # speech act, not a stance stated here ("as I said, …" and "I told you …" restate it)
