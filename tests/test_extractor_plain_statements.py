@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from wordfreq import top_n_list
 
+from memwarden_shared.detect.sensitive import sensitive_categories
 from memwarden_shared.text.languages import names_a_people_or_language
 from memwarden_shared.text.segmenter import list_markers
 from memwarden_shared.text.stance import Subject, stance, tool_names
@@ -858,3 +859,33 @@ def not_a_standing_format(draw: st.DrawFn) -> str:
 @given(not_a_standing_format())
 def test_format__one_offs_questions_hypotheses_jokes_and_reports_never_commit(text: str) -> None:
     assert _committed(text) == [], text
+
+
+def _faker_first_names() -> list[str]:
+    """Given names from Faker's locale catalogues (English-writing locales), ASCII only."""
+    from faker import Faker
+
+    names: set[str] = set()
+    for locale in ("en_US", "en_GB", "en_IN", "de_DE", "es_ES", "fr_FR", "it_IT", "pt_BR"):
+        provider = Faker(locale)
+        for attr in ("first_names_female", "first_names_male", "first_names"):
+            names.update(getattr(provider.provider("faker.providers.person"), attr, ()))
+    return sorted(n for n in names if n.isascii() and n.isalpha() and n[:1].isupper())
+
+
+_REAL_NAMES = _faker_first_names()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(_REAL_NAMES),
+    st.sampled_from(["Hi! I'm {n}, by the way.", "Thanks! I'm {n} btw.", "Hey, I'm {n}."]),
+)
+def test_a_real_given_name_in_passing_is_the_owners_name(name: str, template: str) -> None:
+    # a name is lost only when it also names a spoken language or a people ("Jordan")
+    text = template.format(n=name)
+    found = [(key, value) for key, value in _proposed(text) if key == "profile.name"]
+    if names_a_people_or_language(name) or sensitive_categories(name):
+        assert found == [], text
+    else:
+        assert found == [("profile.name", name.lower())], text

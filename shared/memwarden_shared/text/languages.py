@@ -207,6 +207,8 @@ def build_table(
 
 
 _STEM = 5  # "Canad-ian", "Japan-ese", "Brazi-lian": a people shares its place's first letters
+# ... and ends as a people's name does: "Mariana" (the islands) makes no people of "Maria"
+_DEMONYM_ENDINGS = ("an", "ian", "ese", "ish", "i", "ic", "ean", "er", "ot", "ch", "ss")
 
 
 @lru_cache(maxsize=1)
@@ -224,13 +226,19 @@ def _place_stems() -> frozenset[str]:
 
 def names_a_people_or_language(word: str) -> bool:
     """True when ``word`` may be a nationality or a language rather than a person's name:
-    langcodes names a language by it ("Chinese", "Dutch"), or it shares its first letters
-    with a region's name ("Canadian", "Japanese"). A name like "Jordan" is lost with them;
+    langcodes names a language it counts speakers of by it ("Chinese", "Dutch"), or
+    it shares its first letters with a region's name and ends as a people's name does
+    ("Canadian", "Japanese"). A name like "Jordan" is lost with them;
     a missed name is asked for later, a nationality filed as a name is wrong for months."""
     try:
-        langcodes.find(word)
+        found = langcodes.find(word)
     except LookupError:
         pass
     else:
-        return True
-    return word[:_STEM].lower() in _place_stems()
+        # langcodes knows every language's name, "Maria", "Sara" and "Karen" among them: a
+        # language its data counts speakers of is meant ("Welsh", "Maori"); one with no
+        # count is a name far likelier than that language
+        if (found.speaking_population() or 0) > 0:
+            return True
+    lower = word.lower()
+    return lower[:_STEM] in _place_stems() and lower.endswith(_DEMONYM_ENDINGS)
