@@ -715,9 +715,11 @@ def _plain_cues(kinds: tuple[str, ...]) -> list[str]:
     return sorted(w for w in words if w not in AMBIGUOUS and len(w) > 2)
 
 
-def _digit_groups(draw: st.DrawFn) -> str:
-    groups = draw(st.lists(st.text("0123456789", min_size=4, max_size=4), min_size=2, max_size=4))
-    return draw(st.sampled_from([" ", "-", ""])).join(groups)
+def _digit_groups(data: st.DataObject) -> str:
+    groups = data.draw(
+        st.lists(st.text("0123456789", min_size=4, max_size=4), min_size=2, max_size=4)
+    )
+    return data.draw(st.sampled_from([" ", "-", ""])).join(groups)
 
 
 @PROPERTY
@@ -730,7 +732,7 @@ def test_cue__an_order_word_after_an_identity_cue_numbers_a_person(
     cue: str, order_word: str, data: st.DataObject
 ) -> None:
     # the order-number exemption ("order no. …", "订单编号 …") yields to a lexicon cue near
-    run = _digit_groups(data.draw)
+    run = _digit_groups(data)
     text = f"my {cue}{order_word}{run}, thanks"
     assert not _unmasked(run, mask_secrets(text).text), text
 

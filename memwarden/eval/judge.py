@@ -85,7 +85,9 @@ def _secret_absent(
     exp: dict[str, Any], _state: CaseState, _d: list[str | None], secret_absent: SecretAbsent
 ) -> Verdict:
     ok = secret_absent(exp["secret_absent"])
-    return Verdict(exp, ok, "" if ok else "secret found in a table (message texts included) or a log line")
+    return Verdict(
+        exp, ok, "" if ok else "secret found in a table (message texts included) or a log line"
+    )
 
 
 _RULES: tuple[

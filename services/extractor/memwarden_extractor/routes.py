@@ -392,6 +392,38 @@ def editor(s: Sentence, spec: KeySpec) -> str | None:
 # The owner's preference about what the assistant does, the assistant the subject of the
 # wished act: "I prefer that you …", "I'd rather you …" (issue 25). How the assistant should
 # work with the owner is their communication style, whatever the act is.
+# The assistant producing output is the condition: "whenever you compare options",
+# "比较方案的时候", "解释代码时".
+_EN_OUTPUT_ACTS = (
+    r"(?:compare|explain|answer|reply|respond|write|summari[sz]e|list|show|describe|present"
+    r"|give me|send me|draft|format|review|suggest|recommend|walk me through|break down)"
+)
+EN_OUTPUT_ACT_CONDITION = (
+    r"\b(?:when(?:ever)?|every time|each time|any ?time) you " + _EN_OUTPUT_ACTS
+)
+EN_OUTPUT_GENERAL = (
+    r"\b(?:answers|replies|responses|explanations|summaries|messages|output|tone|style"
+    r"|format|formatting)\b"
+)
+ZH_OUTPUT_GENERAL = (
+    r"语气|风格|方式|(?:跟|和|对)我说话"
+    r"|(?<![这那个])(?:回答|回复)(?=的时候|时|都|一律|请|要|尽量|一直)"
+)
+EN_OUTPUT_WISH = (
+    r"^(?:(?:please|always|never|from now on|going forward)[,\s]+)*(?:put|use|give|start|end"
+    r"|include|add|keep|format|write|show|make|lead with|begin with|open with|structure)\b"
+    r"|\bi (?:(?:really|much|always|generally|usually)\s+)*(?:like|prefer|love|want"
+    r"|appreciate)\b"
+)
+ZH_OUTPUT_ACT_CONDITION = (
+    r"(?:比较|对比|解释|回答|回复|总结|列举|写|介绍|推荐|分析|讲解|说明)[^，,。；;]{0,8}?"
+    r"(?:的时候|时)"
+)
+ZH_OUTPUT_WISH = (
+    r"(?:请|麻烦|希望你?|最好)\s*(?:都|一直|尽量)?\s*(?:用|给|加|列|带|附|写)"
+    r"|我(?:比较|更|最)?(?:喜欢|偏好|偏爱|习惯)"
+    r"|(?:的时候|时)[，,\s]*(?:都|一直|尽量)(?:用|给|加|列|带|附|写)"
+)
 EN_PREFER_THAT_YOU = (
     r"\bi(?:'d| would)?\s+(?:(?:really|much|strongly|generally|usually|always)\s+)*"
     r"(?:prefer(?: it)?(?: if| that| when)?|rather)\s+you\b(?!\s*[?])"
@@ -402,7 +434,20 @@ def communication_style(s: Sentence, spec: KeySpec) -> str | None:
     en = re.search(EN_STYLE_CONTEXT, s.folded) and re.search(EN_STYLE_WORD, s.folded)
     zh = re.search(ZH_STYLE_CONTEXT, s.folded) and re.search(ZH_STYLE_WORD, s.folded)
     asked_of_you = re.search(EN_PREFER_THAT_YOU, s.folded)
-    return s.claim if en or zh or asked_of_you else None
+    return s.claim if en or zh or asked_of_you or _shapes_output(s.folded) else None
+
+
+def _shapes_output(folded: str) -> bool:
+    """A wish about how the assistant's output looks, whatever its words: the assistant's
+    output named in general (your answers, 回答的时候, 语气; never one of them: "that answer",
+    "你这个回答" is a pick of the moment) or one of its acts as the condition ("whenever
+    you compare …", "比较方案的时候"), and a wish or an imperative about it ("I like …",
+    "always put …", "请用 …", "我喜欢 …")."""
+    en = re.search(EN_OUTPUT_GENERAL, folded) or re.search(EN_OUTPUT_ACT_CONDITION, folded)
+    if en and re.search(EN_OUTPUT_WISH, folded):
+        return True
+    zh = re.search(ZH_OUTPUT_GENERAL, folded) or re.search(ZH_OUTPUT_ACT_CONDITION, folded)
+    return bool(zh and re.search(ZH_OUTPUT_WISH, folded))
 
 
 def name(s: Sentence, spec: KeySpec) -> str | None:

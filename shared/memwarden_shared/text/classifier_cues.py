@@ -267,6 +267,14 @@ EN_REQUEST = (
 # A standing request to the assistant: a recurring reminder ("I'd like to be reminded every
 # Friday to …", "每周五提醒我…"). It is an instruction to keep, like "remember"; a reminder
 # once is a plan, and asked as a question it stays a question.
+# Standing until the owner says otherwise: "until further notice", "在另行通知之前"
+EN_UNTIL_REVOKED = (
+    r"\buntil (?:further notice|(?:i|we) (?:say|tell you|decide) otherwise|(?:i|we) say so"
+    r"|(?:i|we) change (?:it|that|my mind))\b"
+)
+ZH_UNTIL_REVOKED = (
+    r"(?:在)?(?:我)?另行通知(?:之?前|以前)?|直到我(?:说|改)(?:了|为止)?|除非我(?:说|改)"
+)
 EN_STANDING_REQUEST = (
     r"\b(?:remind me|to be reminded|reminders?)\b(?=.*(?:" + EN_RECURRENCE + r"))",
 )
@@ -313,6 +321,7 @@ EN_FIRST_PERSON_DURABLE = (
     # durable instructions: the imperative with a marker that it holds from now on
     r"\b(?:from now on|going forward|from here on(?: out)?|by default|as a rule|every time"
     r"|each time|whenever|permanently|for all|for every|for everything|for any)\b",
+    EN_UNTIL_REVOKED,
     r"^(?:please\s+)?always\b",
     # an imperative about every reply, said of replies in the plural or "your answers":
     # "Keep answers short", "Use bullet points in your replies" (issue 25); a bare "Answer
@@ -344,6 +353,8 @@ EN_LATELY = (r"\b(?:lately|recently|these days|nowadays|of late)\b",)
 EN_DURABLE_FROM_NOW = (
     r"\b(?:from now on|going forward|from here on(?: out)?|from today on|starting today"
     r"|by default|as a rule)\b",
+    # standing until the owner says otherwise: "until further notice", "until I say otherwise"
+    EN_UNTIL_REVOKED,
 )
 # Phrases that contain a negation word without negating the claim; removed before matching.
 # "X, not Y" closing a sentence turns down the alternative; the claim itself is positive
@@ -642,7 +653,11 @@ ZH_FIRST_PERSON_DURABLE = (
     r"^(?:我)?(?:希望|想让|想要|想请|请)(?:你|您)?(?:以后|今后|往后|之后都|一直|每次)",
     # "以后用英式英语回答我", "请一直用德语回答我": the imperative that holds from now on
     # ... also as a change ("以后改成用英文回复我", "今后换成用日语回答")
-    r"^(?:请)?(?:以后|今后|从现在起)(?:就|都)?(?:(?:改|换)(?:成|为)?)?(?:用|说|讲|回)"
+    r"^(?:请)?(?:以后|今后|从现在起|" + ZH_UNTIL_REVOKED + r")[，,\s]*(?:请)?(?:就|都)?"
+    r"(?:(?:改|换)(?:成|为)?)?(?:用|说|讲|回)",
+    # an instruction conditioned on the assistant's own act: "回答的时候请用…", "解释代码时都给例子"
+    r"^(?:以后|今后)?(?:你)?(?:回答|回复|解释|总结|比较|对比|介绍|推荐|写)[^，,。；;]{0,8}?(?:的时候|时)"
+    r"[，,\s]*(?:请|麻烦)?(?:都|一直|尽量)?(?:用|给|加|列|带|写|附)"
     r"|^(?:请|麻烦)?(?:你)?(?:一直|总是|永远)(?:用|说|讲|以)",
     # "我所有软件都开深色模式": everything the owner does, always
     r"我(?!们)[^,.!?;。]{0,6}?(?:所有|全部|每个|每一个|任何)[^,.!?;。]{0,8}?都",
@@ -675,7 +690,10 @@ EN_SITUATIONAL = (
     r"\b(?:needs? to|have to|has to|had to|must|got to|gotta|supposed to|required to)\b",
 )
 ZH_SITUATIONAL = (r"需要|必须|得用|只能|不得不|被要求",)
-ZH_DURABLE_FROM_NOW = (r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",)
+ZH_DURABLE_FROM_NOW = (
+    r"以后都|以后一律|今后|从现在起|从现在开始|从今以后|往后都|默认|一律",
+    ZH_UNTIL_REVOKED,
+)
 # The same with a Chinese name for the turned-down one ("我用空格缩进，不用制表符", "我用空格
 # 而不是制表符"); a degree word or a reason after 不是 is a plain negation ("不是很常用").
 _ZH_NOT_ADVERB = r"(?![很太特非那这怎一总常经再也都还就才可会想要能因为了大完全])"
@@ -761,7 +779,9 @@ ZH_REPORTED = (
     r"^(?:他|她|他们|她们|它们)",
     r"(?:(?:" + ZH_PERSON + r")|(?<![其吉])他|她)(?:们)?(?:说|告诉我|认为|觉得|提到|表示|讲|称)",
     # a name before a verb of saying: "小李觉得我喜欢深色", "老王说…"
-    r"^(?!我|你|您|今天|昨天|明天|刚才|之前|以前|后来|然后|所以|但是|不过|其实|总之|大概|好像|感觉)"
+    # (a head opening with a preposition addresses someone: "跟我说话…" is "talk with me")
+    r"^(?!我|你|您|今天|昨天|明天|刚才|之前|以前|后来|然后|所以|但是|不过|其实|总之|大概|好像|感觉"
+    r"|跟|和|对|给|向|同|替|帮)"
     r"(?:(?![是不也都就还又只才在要会能说讲并])[\u4e00-\u9fff]){2,3}(?:说|讲|觉得|认为|表示|提到"
     r"|告诉我|话|写道)",
     r"听说|据说|据[^,，。]{1,8}(?:说|称|讲)",
@@ -875,7 +895,9 @@ EN_ABOUT_OWNER = (
     r"\bplease\s+(?!remember|note|keep in mind|don't forget|do not forget|memori[sz]e)[a-z]",
     # an imperative addressed to the assistant, after any "from now on," or "always"
     r"^(?:(?:please|from now on|going forward|from here on|by default|as a rule|in (?:the )?future"
-    r"|every time|each time|when(?:ever)? \w+(?: \w+)?|for (?:all|every|any) \w+)[,\s]+)*"
+    r"|every time|each time|when(?:ever)? \w+(?: \w+)?|for (?:all|every|any) \w+|"
+    + EN_UNTIL_REVOKED
+    + r")[,\s]+)*"
     r"(?:always|never|don't|do not|use|reply|answer|respond|write|call|address"
     r"|speak|keep|avoid|prefer|give|show|put|add|include|skip|format|ask|tell|send|make|run"
     r"|check|default|stick|start|end|wrap|sign|be|stop|remind|mention|suggest|try)\b",
@@ -923,7 +945,8 @@ ZH_ABOUT_OWNER = (
 # mode" says nothing about the owner's theme elsewhere. The condition must then survive into
 # the value (grounding) or the claim is not durable.
 EN_CONDITION = (
-    r"^(?:only\s+)?(?:when(?:ever)?|while|once|as long as|unless|until|whilst)\b",
+    r"^(?:only\s+)?(?:when(?:ever)?|while|once|as long as|unless|until|whilst)\b"
+    r"(?!\s+(?:further notice|(?:i|we) (?:say|tell you|decide) otherwise))",
     r"^(?:only\s+)?(?:at (?:work|the office|home|night|school|the weekend)"
     r"|on (?:the )?(?:weekends?|weekdays?|workdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
     r"|train|bus|plane|subway|road|go)"
