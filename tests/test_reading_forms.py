@@ -79,3 +79,24 @@ def test_a_chat_spelling_of_please_asks_what_please_asks(
     chat = f"{please} {request.format(v=value)}"
     assert decided(chat) == decided(spelled_out)
     assert [p.value for p in proposals(chat)] == [p.value for p in proposals(spelled_out)]
+
+
+_LANGS = ["English", "French", "German", "Spanish", "Japanese"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(
+        ["Until further notice", "Until I say otherwise", "Until I tell you otherwise"]
+    ),
+    st.sampled_from(["answer me in {l}", "reply in {l}", "write to me in {l}"]),
+    st.sampled_from(_LANGS),
+)
+def test_until_revoked_is_standing_and_a_date_is_not(lead: str, ask: str, language: str) -> None:
+    def committed(text: str) -> list[str]:
+        return [c.key for s in explain(text) for c in s.candidates if c.decision == "COMMIT"]
+
+    request = ask.format(l=language)
+    assert committed(f"{lead}, {request}.") == ["preference.language"]
+    # bounded by a date, it is no standing rule
+    assert committed(f"Until {_WEEKDAYS[0].capitalize()}, {request}.") == []
