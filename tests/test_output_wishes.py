@@ -64,3 +64,14 @@ def test_a_standing_wish_about_the_output_is_the_communication_style(
 def test_no_output_act_or_one_answer_only_is_no_style(word: str, template: str, form: str) -> None:
     text = template.format(w=word, z=form)
     assert ("preference.communication_style", "COMMIT") not in _decided(text), text
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["深色模式", "浅色主题", "大字体"]),
+    st.sampled_from(["写代码", "写程序", "看文档", "比较方案"]),
+)
+def test_the_owners_own_act_as_condition_is_no_style(thing: str, act: str) -> None:
+    # no subject before the act, and no imperative to the assistant: the act is the owner's
+    text = f"我比较喜欢{thing}，尤其是晚上{act}的时候。"
+    assert ("preference.communication_style", "COMMIT") not in _decided(text), text

@@ -100,3 +100,39 @@ def test_until_revoked_is_standing_and_a_date_is_not(lead: str, ask: str, langua
     assert committed(f"{lead}, {request}.") == ["preference.language"]
     # bounded by a date, it is no standing rule
     assert committed(f"Until {_WEEKDAYS[0].capitalize()}, {request}.") == []
+
+
+_ROLES = [
+    ("preference.package_manager", "package manager", ["npm", "pnpm", "yarn", "bun"]),
+    ("preference.editor", "editor", ["vim", "emacs", "neovim"]),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(_ROLES).flatmap(
+        lambda r: st.tuples(st.just(r[0]), st.just(r[1]), st.sampled_from(r[2]))
+    ),
+    st.sampled_from(
+        [
+            "{v} has been my {role} since {y}.",
+            "I've used {v} as my {role} for {n} years.",
+            "I have used {v} since {y}.",
+            "{v} is still my {role}.",
+        ]
+    ),
+    st.integers(2005, 2025),
+    st.integers(2, 20),
+)
+def test_a_use_that_has_lasted_is_the_owners_preference(
+    role: tuple[str, str, str], template: str, year: int, years: int
+) -> None:
+    key, noun, value = role
+    text = template.format(v=value, role=noun, y=year, n=years)
+    committed = [
+        (c.key, c.value) for s in explain(text) for c in s.candidates if c.decision == "COMMIT"
+    ]
+    assert committed == [(key, value)], text
+    # a trend of late is asked, not committed
+    lately = f"I've been using {value} a lot lately."
+    assert not [c for s in explain(lately) for c in s.candidates if c.decision == "COMMIT"]

@@ -128,7 +128,8 @@ MAIN_TOOL_BEFORE = (
 )
 # The value right before its role: "Vim is my editor", "a vim user", "pnpm 是我的包管理器".
 ROLE_AFTER = (
-    r"\S*\s*(?:is|are|as|是)\s*(?:still |now )?(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
+    r"\S*\s*(?:is|are|as|has been|have been|'s been|是)\s*(?:still |now |always )?"
+    r"(?:my|我的|我最)\s*(?:[\w-]+\s+){0,2}?"
     r"(?:editor|ide|package manager|theme|favou?rite|go-to|default|choice|编辑器|包管理器|主题"
     r"|首选|最爱|默认|常用|" + MAIN_TOOL + r")"
     # a short qualifier may stand before the role: "vim 重度用户", "pnpm 老用户"; a name of
@@ -416,14 +417,14 @@ EN_OUTPUT_WISH = (
     r"|appreciate)\b"
 )
 ZH_OUTPUT_ACT_CONDITION = (
-    r"(?:比较|对比|解释|回答|回复|总结|列举|写|介绍|推荐|分析|讲解|说明)[^，,。；;]{0,8}?"
+    r"(?:比较|对比|解释|回答|回复|总结|列举|介绍|推荐|分析|讲解|说明)[^，,。；;]{0,8}?"
     r"(?:的时候|时)"
 )
-ZH_OUTPUT_WISH = (
+ZH_OUTPUT_IMPERATIVE = (
     r"(?:请|麻烦|希望你?|最好)\s*(?:都|一直|尽量)?\s*(?:用|给|加|列|带|附|写)"
-    r"|我(?:比较|更|最)?(?:喜欢|偏好|偏爱|习惯)"
     r"|(?:的时候|时)[，,\s]*(?:都|一直|尽量)(?:用|给|加|列|带|附|写)"
 )
+ZH_OUTPUT_WISH = ZH_OUTPUT_IMPERATIVE + r"|我(?:比较|更|最)?(?:喜欢|偏好|偏爱|习惯)"
 EN_PREFER_THAT_YOU = (
     r"\bi(?:'d| would)?\s+(?:(?:really|much|strongly|generally|usually|always)\s+)*"
     r"(?:prefer(?: it)?(?: if| that| when)?|rather)\s+you\b(?!\s*[?])"
@@ -446,8 +447,13 @@ def _shapes_output(folded: str) -> bool:
     en = re.search(EN_OUTPUT_GENERAL, folded) or re.search(EN_OUTPUT_ACT_CONDITION, folded)
     if en and re.search(EN_OUTPUT_WISH, folded):
         return True
-    zh = re.search(ZH_OUTPUT_GENERAL, folded) or re.search(ZH_OUTPUT_ACT_CONDITION, folded)
-    return bool(zh and re.search(ZH_OUTPUT_WISH, folded))
+    if re.search(ZH_OUTPUT_GENERAL, folded) and re.search(ZH_OUTPUT_WISH, folded):
+        return True
+    # an act with no subject is the assistant's only when the wish is an imperative to it:
+    # "比较方案的时候请用表格"; "我喜欢…写代码的时候" is the owner's own act
+    return bool(
+        re.search(ZH_OUTPUT_ACT_CONDITION, folded) and re.search(ZH_OUTPUT_IMPERATIVE, folded)
+    )
 
 
 def name(s: Sentence, spec: KeySpec) -> str | None:

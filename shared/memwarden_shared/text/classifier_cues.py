@@ -317,6 +317,13 @@ EN_FIRST_PERSON_DURABLE = (
     EN_OWNER_FACT,
     EN_PET_IN_PASSING,
     r"\bmy\s+(?:[\w'/-]+\s+){0,4}?(?:is|are|has been)\b",  # "my package manager of choice is"
+    # the value named before its role: "bun has been my package manager since …", "X is
+    # still my editor"
+    r"\b(?:is|are|has been|have been|'s been|was always)\s+(?:still\s+|now\s+|always\s+)?my\b",
+    # a use that has lasted, and lasts: "I've used Emacs as my editor for 15 years", "I have
+    # used pnpm since 2020" (a trend, "lately", stays a trend: EN_LATELY)
+    r"\bi(?:'ve| have)\s+(?:always\s+)?(?:been\s+)?(?:used|using)\b(?=.*\b(?:for (?:\d+|many"
+    r"|several|a few|two|three|four|five|ten) (?:years?|months?|decades?)|since\b))",
     r"\b(?:call me|i go by|you can call me)\b",
     # durable instructions: the imperative with a marker that it holds from now on
     r"\b(?:from now on|going forward|from here on(?: out)?|by default|as a rule|every time"
@@ -638,8 +645,12 @@ ZH_STANDING_REQUEST = (
     + ZH_RECURRENCE
     + r")",
 )
+# Where the owner does it, between 我 and the verb: "我在 27 寸的屏上一直用…", "我电脑和手机上都用…"
+ZH_LOCATIVE = r"(?:在)?[^,.!?;。，]{1,16}?[上里中内](?=\s*(?:都|也|一直|一般|通常|平时|总是|只)?用)"
 ZH_FIRST_PERSON_DURABLE = (
-    r"我(?!们)[^,.!?;。]{0,8}?(?:更喜欢|最喜欢|比较喜欢|喜欢|偏好|偏爱|习惯|一直|一向|向来"
+    r"我(?!们)(?:"
+    + ZH_LOCATIVE
+    + r")?[^,.!?;。]{0,8}?(?:更喜欢|最喜欢|比较喜欢|喜欢|偏好|偏爱|习惯|一直|一向|向来"
     r"|平时|平常|通常|总是|常用|惯用|用惯|只用|都用|爱用|住在|家在|定居|叫|来自|换成|改用|切换到"
     r"|换到|转到|改成|搬到|搬来)",
     r"我的[^,.!?;。]{1,8}?(?:是|为|叫)",
@@ -673,7 +684,9 @@ ZH_FIRST_PERSON_DURABLE = (
 # Weak first-person verbs count only in a clause without a completed-action marker:
 # "我用 pnpm" is a habit, "我用 npm 装了个包" is an event.
 ZH_FIRST_PERSON_WEAK = (
-    r"我(?!们)[^,.!?;。]{0,6}?(?:用|是|住|在[^,.!?;。]{1,10}(?:工作|上班))",
+    r"我(?!们)(?:"
+    + ZH_LOCATIVE
+    + r")?[^,.!?;。]{0,6}?(?:用|是|住|在[^,.!?;。]{1,10}(?:工作|上班))",
     r"我的[^,.!?;。]{1,8}?用",  # "我的 shell 用 fish"
 )
 ZH_ASPECT_EVENT = r"[了过着]|正在"
