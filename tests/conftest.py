@@ -225,6 +225,19 @@ def in_this_context(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def user_fact_key(tenant: str, normalized_key: str, claim_key: str = "") -> dict[str, str]:
+    """The fact key of subject u1's user-scoped ``normalized_key`` (its memory id's source)."""
+    return {
+        "tenant_id": tenant,
+        "subject_id": "u1",
+        "scope_kind": "user",
+        "scope_key": "u1",
+        "kind": normalized_key.split(".", 1)[0],
+        "normalized_key": normalized_key,
+        "claim_key": claim_key,
+    }
+
+
 def turn_dict(
     tenant: str,
     text: str,

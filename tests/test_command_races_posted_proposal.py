@@ -27,7 +27,7 @@ from memwarden_shared.store.db import unit_of_work
 from memwarden_shared.store.dialect import FACT_LOCK_CLASS, MESSAGE_LOCK_CLASS, lock_names
 from memwarden_shared.store.schema import current_memories, memory_versions
 from memwarden_usecases.pipeline import drain
-from tests.conftest import in_this_context, turn_dict
+from tests.conftest import in_this_context, turn_dict, user_fact_key
 
 pytestmark = pytest.mark.postgres
 
@@ -70,15 +70,7 @@ def _start(job: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
 def _race(engine: Engine, tenant: str, proposal: dict[str, Any], command: str) -> Any:
     """Park the gate on its fact key after it read the message, run ``command`` on that
     message, release the gate; returns the gate's receipt."""
-    key = {
-        "tenant_id": tenant,
-        "subject_id": "u1",
-        "scope_kind": "user",
-        "scope_key": "u1",
-        "kind": "preference",
-        "normalized_key": "preference.package_manager",
-        "claim_key": claim_key("pnpm", False),
-    }
+    key = user_fact_key(tenant, "preference.package_manager", claim_key("pnpm", False))
     with unit_of_work(engine) as blocker:
         lock_names(blocker.conn, [memory_id_for(key)], FACT_LOCK_CLASS)
         gate, gate_out = _start(lambda: decide_batch([proposal], engine=engine)[0])

@@ -27,7 +27,7 @@ from memwarden_shared.store.db import unit_of_work, utcnow
 from memwarden_shared.store.schema import actions, memory_versions
 from memwarden_usecases.pipeline import drain
 from tests.actions_helpers import act, agent, memory_of, say
-from tests.conftest import turn_dict
+from tests.conftest import turn_dict, user_fact_key
 
 NPM = "I use npm for every project"
 
@@ -304,17 +304,7 @@ def test_seed002_4__an_uncommitted_candidate_is_invisible_to_recall_and_the_acti
 
     mid = evidence_only(pg_engine, tenant, NPM)
     proposal = make_proposal(tenant, mid, NPM, value="npm")
-    memory_id = memory_id_for(
-        {
-            "tenant_id": tenant,
-            "subject_id": "u1",
-            "scope_kind": "user",
-            "scope_key": "u1",
-            "kind": "preference",
-            "normalized_key": "preference.package_manager",
-            "claim_key": "",
-        }
-    )
+    memory_id = memory_id_for(user_fact_key(tenant, "preference.package_manager"))
     with unit_of_work(pg_engine) as writer:  # agent A's transaction, still open
         [receipt] = decide_many(writer.conn, [proposal], GateContext())
         assert (receipt.decision, receipt.memory_id) == ("COMMIT", memory_id)
