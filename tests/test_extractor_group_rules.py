@@ -115,3 +115,18 @@ def test_a_label_naming_someone_elses_decision_files_none_of_ours(
 ) -> None:
     text = _label_text(data, x, zh=data.draw(st.booleans()), foreign=True)
     assert "decision.note" not in [key for key, _ in proposed(text)], text
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["pls remember", "please remember", "remember"]),
+    st.sampled_from(["3 things", "two things", "these"]),
+    st.sampled_from(["for future chats", "about me", "for later"]),
+    st.sampled_from(["npm", "pnpm", "yarn", "bun"]),
+)
+def test_a_list_header_with_a_purpose_asks_to_remember_each_item(
+    ask: str, count: str, purpose: str, manager: str
+) -> None:
+    # the header may say for whom or when; every item under it is asked to be remembered
+    text = f"{ask} {count} {purpose}:\n1. I prefer {manager}\n2. I like dark mode"
+    assert ("preference.package_manager", manager) in proposed(text), text

@@ -347,7 +347,9 @@ def name_in_passing(draw: st.DrawFn) -> tuple[str, str]:
         greeting = draw(st.sampled_from(["Hi", "Hello", "Hey", "Hi there", "btw"]))
         return f"{greeting}, I'm {name}{draw(EN_END)}", name
     zh = draw(ZH_SURNAMES) + draw(ZH_GIVEN)
-    lead = draw(st.sampled_from(["对了，", "你好，", "顺便说一下，", "您好，"]))
+    lead = draw(
+        st.sampled_from(["对了，", "你好，", "顺便说一下，", "您好，", "你好呀，", "嗨~", "哈喽，"])
+    )
     return f"{lead}我是{zh}{draw(ZH_END)}", zh
 
 

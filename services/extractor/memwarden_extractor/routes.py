@@ -179,7 +179,9 @@ EN_NAME_IN_PASSING = (
     r"(?i:i(?:'m| am))\s+([A-Z][a-z'’-]+)\s*[.!]*$",
 )
 ZH_NAME_IN_PASSING = (
-    r"^(?:对了|顺便(?:说一下|说一句|提一下)?|你好|您好|嗨)\s*[，,]?\s*我是"
+    # a greeting may take its particles and marks: "你好呀，", "嗨~", "哈喽！"
+    r"^(?:对了|顺便(?:说一下|说一句|提一下)?|你好|您好|嗨|哈喽|大家好)(?:呀|啊|哦|喔|哈|~|～|！|!)*"
+    r"\s*[，,]?\s*我是"
     r"(?![你您他她这那谁哪])([\u4e00-\u9fff]{2,3})\s*[。！!.]*$"
 )
 # The name may not start with an aspect particle or a pronoun: "我叫了外卖" is an order.

@@ -761,7 +761,7 @@ def _list_header(text: str, start: int) -> str | None:
     heads = split_sentences(text[: markers[0][0]])
     if not heads:
         return None
-    header = fold_text(heads[-1].text, Level.SPACE)
+    header = fold_text(reading_form(heads[-1].text), Level.SPACE)  # "pls remember …:"
     return header if _LIST_HEADER.match(header[strip_discourse(header) :]) else None
 
 

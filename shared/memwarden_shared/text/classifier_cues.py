@@ -220,6 +220,8 @@ LIST_HEADER = (
     r"^(?:(?:please\s+)?(?:remember|memori[sz]e|note|keep in mind|don't forget)"
     r"(?:\s+(?:these|those|this|the following|(?:these|those|the\s+)?(?:two|three|four|five"
     r"|a few|several|some|\d+)\s+(?:things|points|items|facts|notes)))?"
+    # ... for whom or when: "remember 3 things for future chats:", "… about me:"
+    r"(?:\s+(?:for|about|from|in)\s+[^:：]{1,30}?)?"
     r"|(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下|记[着著]|备忘)"
     r"(?:(?:这|以下|下面|如下)?(?:[一二两三四五六七八九十几\d]+)?\s*(?:件事(?:情)?|点|条|项|个要点)"
     r"|以下|如下|这些)?)\s*[:：]$"
