@@ -136,3 +136,37 @@ def test_a_use_that_has_lasted_is_the_owners_preference(
     # a trend of late is asked, not committed
     lately = f"I've been using {value} a lot lately."
     assert not [c for s in explain(lately) for c in s.candidates if c.decision == "COMMIT"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["Note", "Memo", "Reminder"]),
+    st.sampled_from(["to self", "for later", "for the future", "to you", "for next time"]),
+    st.sampled_from(["", " (and you)", " (important)"]),
+    st.sampled_from(["npm", "pnpm", "yarn", "bun"]),
+)
+def test_a_note_label_addressed_or_timed_asks_to_remember_the_claim(
+    label: str, to: str, aside: str, manager: str
+) -> None:
+    # the label and its aside are stripped: the value is the claim itself
+    text = f"{label} {to}{aside}: I prefer {manager}."
+    assert [(p.normalized_key, p.value) for p in proposals(text)] == [
+        ("preference.package_manager", manager)
+    ], text
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["", "编辑器"]),
+    st.sampled_from(["现在改用", "已经换成", "现在切到"]),
+    st.sampled_from(["vim", "emacs", "neovim"]),
+)
+def test_a_switch_with_its_subject_dropped_is_the_owners(noun: str, switch: str, tool: str) -> None:
+    def committed(text: str) -> list[tuple[str, str]]:
+        return [
+            (c.key, c.value) for s in explain(text) for c in s.candidates if c.decision == "COMMIT"
+        ]
+
+    assert committed(f"{noun}{switch} {tool} 了。") == [("preference.editor", tool)]
+    # another subject before it makes it another's
+    assert committed(f"他{noun}{switch} {tool} 了。") == []

@@ -68,7 +68,9 @@ EN_PREFERENCE_VERB = (
 )
 # "is"/"是" are not here: "my problem is that npm…" names no preference; "my editor is X"
 # and "X is my editor" are recognised through the key noun (EDITOR_KEYED, ROLE_AFTER).
-ZH_PREFERENCE_VERB = r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到)"
+ZH_PREFERENCE_VERB = (
+    r"(?:用|喜欢|偏好|偏爱|习惯|选|换成|改用|改成|统一|使用|切换到|换到|切到|转到|转用)"
+)
 # ...unless the value is the rejected alternative ("pnpm over **npm**", "从 **npm** 换成").
 # A negated use names the old value of a switch ("I don't use npm anymore, I switched to …").
 EN_REJECTED_BEFORE = (

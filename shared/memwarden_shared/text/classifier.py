@@ -201,11 +201,13 @@ _DISCOURSE_LEAD = re.compile(
 )
 _EXPLICIT_LEAD = re.compile(
     r"^(?:\s*(?:(?:please\s+)?(?:(?:always|do|permanently)\s+)?(?:remember|memori[sz]e"
-    r"|keep in mind|make a note|take note|note|don't forget|do not forget|never forget"
+    r"|keep in mind|make a note|take note|(?:note|memo|reminder)\s+(?:to|for)\s+(?:self"
+    r"|myself|you|us|later|the future|future reference|future me|next time)"
+    r"(?:\s*\([^()]{0,24}\))?(?=\s*[:\-—])|note|don't forget|do not forget|never forget"
     r"|don't let me forget|do not let me forget"
-    r"|for (?:future )?reference|note to (?:self|myself)|memo(?: to (?:self|myself))?"
+    r"|for (?:future )?reference|memo(?: to (?:self|myself))?"
     r"|(?:fyi|just so you know)\s+for (?:later|the future|future reference)|for later"
-    r"|for the record|nb|n\.b)\b\.?"
+    r"|for the record|nb|n\.b)(?:\b|(?<=\)))\.?"
     r"(?:\s+that\b)?\s*" + _P + r"?\s*"
     r"|(?:请|麻烦你?)?(?:帮我|帮忙|你)?(?:务必|一定要?|永久|长期)?(?:记住|记下|记一下|记[着著]|记得|牢记"
     r"|备注一下|记录一下|备忘录|给自己的备忘|备忘|(?:备注|记录|笔记|留个底)(?=\s*[:：]))(?:一下)?\s*"

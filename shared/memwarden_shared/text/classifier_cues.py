@@ -250,6 +250,9 @@ NOTE_PREFIX = (
     # a note label on its own or a "for later" one (issue 25): "Note: …", "FYI for later, …",
     # "For the record: …", "备注：…", "记录一下：…"
     r"^(?:note|nb|n\.b\.?|for later|for the record|for future reference)\s*[:\-—]",
+    # ... addressed or timed, with an aside: "Note for later:", "Note to self (and you):"
+    r"^(?:note|memo|reminder)\s+(?:to|for)\s+(?:self|myself|you|us|later|the future"
+    r"|future reference|future me|next time)(?:\s*\([^()]{0,24}\))?\s*[:\-—]",
     r"^(?:fyi|just so you know)(?:\s+for (?:later|the future|future reference))\s*[:,\-—]",
     r"^(?:备注|记录一下|记录|笔记|留个底)\s*[:：]",
 )
@@ -650,6 +653,10 @@ ZH_STANDING_REQUEST = (
 # Where the owner does it, between 我 and the verb: "我在 27 寸的屏上一直用…", "我电脑和手机上都用…"
 ZH_LOCATIVE = r"(?:在)?[^,.!?;。，]{1,16}?[上里中内](?=\s*(?:都|也|一直|一般|通常|平时|总是|只)?用)"
 ZH_FIRST_PERSON_DURABLE = (
+    # a switch with the subject dropped, said of the owner's own thing: "现在改用 X 了",
+    # "编辑器已经换成 X" (another subject before it is another's: "他现在改用…")
+    r"^(?:(?:编辑器|主题|包管理器|时区|终端|输入法|浏览器|系统|shell|ide|editor)\s*)?"
+    r"(?:现在|已经|目前)(?:都|也)?(?:改用|换成|换到|切到|切换到|转到|改成)",
     r"我(?!们)(?:"
     + ZH_LOCATIVE
     + r")?[^,.!?;。]{0,8}?(?:更喜欢|最喜欢|比较喜欢|喜欢|偏好|偏爱|习惯|一直|一向|向来"
