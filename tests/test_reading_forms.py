@@ -143,15 +143,15 @@ def test_a_use_that_has_lasted_is_the_owners_preference(
     st.sampled_from(["Note", "Memo", "Reminder"]),
     st.sampled_from(["to self", "for later", "for the future", "to you", "for next time"]),
     st.sampled_from(["", " (and you)", " (important)"]),
-    st.sampled_from(["npm", "pnpm", "yarn", "bun"]),
+    st.sampled_from(["metric units", "imperial units", "24-hour time", "short meetings"]),
 )
 def test_a_note_label_addressed_or_timed_asks_to_remember_the_claim(
-    label: str, to: str, aside: str, manager: str
+    label: str, to: str, aside: str, thing: str
 ) -> None:
-    # the label and its aside are stripped: the value is the claim itself
-    text = f"{label} {to}{aside}: I prefer {manager}."
+    # a free-text note keeps the claim as its value: the label and its aside are stripped
+    text = f"{label} {to}{aside}: I prefer {thing}."
     assert [(p.normalized_key, p.value) for p in proposals(text)] == [
-        ("preference.package_manager", manager)
+        ("preference.note", f"I prefer {thing}")
     ], text
 
 

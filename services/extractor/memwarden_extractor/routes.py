@@ -394,9 +394,6 @@ def editor(s: Sentence, spec: KeySpec) -> str | None:
     return m.group(1) if m else None
 
 
-# The owner's preference about what the assistant does, the assistant the subject of the
-# wished act: "I prefer that you …", "I'd rather you …" (issue 25). How the assistant should
-# work with the owner is their communication style, whatever the act is.
 # The assistant producing output is the condition: "whenever you compare options",
 # "比较方案的时候", "解释代码时".
 _EN_OUTPUT_ACTS = (
@@ -429,6 +426,9 @@ ZH_OUTPUT_IMPERATIVE = (
     r"|(?:的时候|时)[，,\s]*(?:都|一直|尽量)(?:用|给|加|列|带|附|写)"
 )
 ZH_OUTPUT_WISH = ZH_OUTPUT_IMPERATIVE + r"|我(?:比较|更|最)?(?:喜欢|偏好|偏爱|习惯)"
+# The owner's preference about what the assistant does, the assistant the subject of the
+# wished act: "I prefer that you …", "I'd rather you …" (issue 25). How the assistant should
+# work with the owner is their communication style, whatever the act is.
 EN_PREFER_THAT_YOU = (
     r"\bi(?:'d| would)?\s+(?:(?:really|much|strongly|generally|usually|always)\s+)*"
     r"(?:prefer(?: it)?(?: if| that| when)?|rather)\s+you\b(?!\s*[?])"

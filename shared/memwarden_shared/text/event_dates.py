@@ -175,7 +175,8 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
     dates: set[dt.date] = set()
     times: set[dt.time] = set()
     intervals: list[tuple[int, int]] = []
-    for rel in find_relative_times(simplified(span), anchor):
+    simple = simplified(span)  # one character for one: offsets into it index ``span``
+    for rel in find_relative_times(simple, anchor):
         if rel.granularity.value == "day":
             dates.add(rel.date)
         intervals.append((rel.start, rel.end))
@@ -185,7 +186,7 @@ def when_in(span: str, anchor: dt.datetime) -> SpanWhen:
         except ValueError:
             continue
         intervals.append((m.start(), m.end()))
-    for start, end, day in written_dates(simplified(span), anchor):
+    for start, end, day in written_dates(simple, anchor):
         dates.add(day)
         intervals.append((start, end))
     for m in _EN_TIME.finditer(span):
@@ -226,9 +227,10 @@ def periods_in(span: str, anchor: dt.datetime) -> list[tuple[dt.date, dt.date]]:
     """The calendar periods (first day, last day) ``span`` names, in either language: a day
     ("tomorrow", "March 6", "3月6日", "下周五") is a one-day period, "next week" / "下个月"
     the whole week or month. Recall matches a dated memory to a date question with it."""
+    simple = simplified(span)
     periods = [
         (rel.date, _period_end(rel.date, rel.granularity.value))
-        for rel in find_relative_times(simplified(span), anchor)
+        for rel in find_relative_times(simple, anchor)
     ]
     for m in re.finditer(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", span):
         try:
@@ -236,5 +238,5 @@ def periods_in(span: str, anchor: dt.datetime) -> list[tuple[dt.date, dt.date]]:
         except ValueError:
             continue
         periods.append((day, day))
-    periods.extend((day, day) for _, _, day in written_dates(simplified(span), anchor))
+    periods.extend((day, day) for _, _, day in written_dates(simple, anchor))
     return periods

@@ -260,8 +260,9 @@ def _zh_weekday(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, s
 
 
 def _en_weekday_of_week(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
-    """ "Monday next week", "Friday this week": that weekday of the named week."""
-    weekday, shift = EN_WEEKDAYS[m.group(1).lower()], EN_SHIFT[m.group(2).lower()]
+    """ "Monday next week", "next week Thursday": that weekday of the named week (either
+    order; the patterns name their groups)."""
+    weekday, shift = EN_WEEKDAYS[m["weekday"].lower()], EN_SHIFT[m["shift"].lower()]
     return _monday(day, shift) + dt.timedelta(days=weekday), Granularity.DAY, ""
 
 
@@ -281,12 +282,6 @@ def _en_day_of_month(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granulari
 def _zh_day_of_month(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
     """ "下个月5号", "本月28日", "这个月二十号"."""
     return _day_of_month(ZH_SHIFT[m.group(1)], _zh_num(m.group(2)), day)
-
-
-def _en_week_then_weekday(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
-    """ "next week Thursday": that weekday of the named week."""
-    shift, weekday = EN_SHIFT[m.group(1).lower()], EN_WEEKDAYS[m.group(2).lower()]
-    return _monday(day, shift) + dt.timedelta(days=weekday), Granularity.DAY, ""
 
 
 def _zh_weekday_after_next(m: re.Match[str], day: dt.date) -> tuple[dt.date, Granularity, str]:
@@ -311,15 +306,27 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re.compile(_L + "(?:" + _EN_DAY_ALT + ")" + _R, re.I), _en_day),
     (re.compile(_L + r"(last|this|next)\s+(" + _WEEKDAY + ")" + _R, re.I), _en_weekday),
     (
-        re.compile(_L + r"(" + _WEEKDAY + r")\s+(?:of\s+)?(this|next|last)\s+week" + _R, re.I),
+        re.compile(
+            _L
+            + r"(?P<weekday>"
+            + _WEEKDAY
+            + r")\s+(?:of\s+)?(?P<shift>this|next|last)\s+week"
+            + _R,
+            re.I,
+        ),
         _en_weekday_of_week,
     ),
     # ... and said week first: "next week Thursday", "next week's Friday", "next week on Monday"
     (
         re.compile(
-            _L + r"(this|next|last)\s+week(?:'s)?,?\s+(?:on\s+)?(" + _WEEKDAY + r")" + _R, re.I
+            _L
+            + r"(?P<shift>this|next|last)\s+week(?:'s)?,?\s+(?:on\s+)?(?P<weekday>"
+            + _WEEKDAY
+            + r")"
+            + _R,
+            re.I,
         ),
-        _en_week_then_weekday,
+        _en_weekday_of_week,
     ),
     (
         re.compile(
